@@ -1,0 +1,3 @@
+export * from './environment.js';
+export * from './platform.config.js';
+export * from './platform-config.module.js';

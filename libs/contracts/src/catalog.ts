@@ -1,0 +1,47 @@
+import type { AnyContract } from './common/contract.js';
+import {
+  AgentHostHealthV1,
+  ChatHealthV1,
+  DiscoveryHealthV1,
+  RegistryHealthV1,
+  SchedulerHealthV1,
+} from './common/health.v1.js';
+import { AgentIndexedV1, SearchAgentsV1 } from './discovery/discovery.v1.js';
+import {
+  AgentCameOnlineV1,
+  AgentDeregisteredV1,
+  AgentRegisteredV1,
+  AgentUpdatedV1,
+  AgentWentOfflineV1,
+  DeregisterAgentV1,
+  GetAgentV1,
+  HeartbeatAgentV1,
+  ListAgentsV1,
+  RegisterAgentV1,
+  UpdateAgentV1,
+} from './registry/registry.v1.js';
+
+/**
+ * Every published contract, in one list: the JSON Schema / AsyncAPI generator, the JetStream stream setup and the
+ * "every subject answers malformed input" test all walk it, so a contract missing here is a contract unchecked.
+ */
+export const ALL_CONTRACTS: readonly AnyContract[] = [
+  RegistryHealthV1,
+  DiscoveryHealthV1,
+  ChatHealthV1,
+  SchedulerHealthV1,
+  AgentHostHealthV1,
+  RegisterAgentV1,
+  UpdateAgentV1,
+  DeregisterAgentV1,
+  GetAgentV1,
+  ListAgentsV1,
+  HeartbeatAgentV1,
+  AgentRegisteredV1,
+  AgentUpdatedV1,
+  AgentDeregisteredV1,
+  AgentWentOfflineV1,
+  AgentCameOnlineV1,
+  SearchAgentsV1,
+  AgentIndexedV1,
+] as readonly AnyContract[];

@@ -1,0 +1,67 @@
+/**
+ * The shape of a published subject. Every NATS subject of the platform is declared once, as one of these
+ * descriptors, and services, clients and the JSON Schema generator all read it from here.
+ */
+
+/** A class constructor: payloads are classes so that class-validator can check them at every boundary. */
+export type PayloadClass<T = unknown> = new (...args: never[]) => T;
+
+/** Which bounded context owns a subject (it is the second token of the subject). */
+export type ContractOwner = 'registry' | 'discovery' | 'chat' | 'scheduler' | 'agent' | 'gateway' | 'agent-host';
+
+export interface RequestContract<Request, Response> {
+  readonly kind: 'request';
+  /** WIRE CONSTANT: never change a published subject; publish a new version instead. */
+  readonly subject: string;
+  readonly owner: ContractOwner;
+  readonly request: PayloadClass<Request>;
+  readonly response: PayloadClass<Response>;
+  readonly summary: string;
+  /** Contract version in which this subject first appeared. */
+  readonly since: string;
+}
+
+export interface EventContract<Payload> {
+  readonly kind: 'event';
+  /** WIRE CONSTANT: never change a published subject; publish a new version instead. */
+  readonly subject: string;
+  readonly owner: ContractOwner;
+  readonly payload: PayloadClass<Payload>;
+  readonly summary: string;
+  readonly since: string;
+  /**
+   * JetStream stream that stores this event, for events whose loss would corrupt a consumer's state.
+   * Undefined means plain core NATS (fire and forget).
+   */
+  readonly stream?: string;
+}
+
+export type AnyContract = RequestContract<unknown, unknown> | EventContract<unknown>;
+
+/** Subjects are dotted, lowercase, hierarchical and end in a version: `ioa.<owner>.<entity>.<verb>.v<N>`. */
+export const SUBJECT_PATTERN = /^ioa(\.[a-z0-9-]+)+\.v[0-9]+$/;
+
+function assertSubject(subject: string): void {
+  if (!SUBJECT_PATTERN.test(subject)) {
+    throw new Error(`Invalid subject "${subject}": subjects are lowercase, dotted, start with "ioa." and end in ".v<N>"`);
+  }
+}
+
+export function requestContract<Request, Response>(
+  definition: Omit<RequestContract<Request, Response>, 'kind'>,
+): RequestContract<Request, Response> {
+  assertSubject(definition.subject);
+  return Object.freeze({ kind: 'request', ...definition });
+}
+
+export function eventContract<Payload>(definition: Omit<EventContract<Payload>, 'kind'>): EventContract<Payload> {
+  assertSubject(definition.subject);
+  return Object.freeze({ kind: 'event', ...definition });
+}
+
+/** The request type a contract carries. */
+export type RequestOf<C> = C extends RequestContract<infer Request, unknown> ? Request : never;
+/** The response type a contract carries. */
+export type ResponseOf<C> = C extends RequestContract<unknown, infer Response> ? Response : never;
+/** The payload type an event contract carries. */
+export type PayloadOf<C> = C extends EventContract<infer Payload> ? Payload : never;

@@ -1,0 +1,14 @@
+/**
+ * @ioa/contracts — the public NATS contract of IoA for TypeScript. Every subject, payload, error code and header
+ * of the platform is declared here once; services, the gateway and external agents all import it.
+ */
+export * from './common/contract.js';
+export * from './common/errors.js';
+export * from './common/reply.js';
+export * from './common/headers.js';
+export * from './common/validation.js';
+export * from './common/health.v1.js';
+export * from './registry/agent-card.v1.js';
+export * from './registry/registry.v1.js';
+export * from './discovery/discovery.v1.js';
+export * from './catalog.js';

@@ -1,0 +1,93 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface EmbeddedNats {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export interface NatsServerOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** JetStream storage; a temporary directory (removed on stop) when absent. */
+  storeDir?: string;
+}
+
+const CANDIDATES = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
+
+/** The nats-server binary: $NATS_SERVER_BIN, then the Debian package's location, then PATH. */
+export function findNatsServerBinary(): string | undefined {
+  if (process.env.NATS_SERVER_BIN && existsSync(process.env.NATS_SERVER_BIN)) return process.env.NATS_SERVER_BIN;
+  const fromPath = (process.env.PATH ?? '').split(':').map((dir) => join(dir, 'nats-server'));
+  return [...CANDIDATES, ...fromPath].find((candidate) => existsSync(candidate));
+}
+
+/**
+ * Starts a real nats-server with JetStream on a local port, as a child process. The port is read from the
+ * server's own log line, so there is no race between picking a free port and binding it.
+ */
+export async function startNatsServer(options: NatsServerOptions = {}): Promise<EmbeddedNats> {
+  const binary = findNatsServerBinary();
+  if (!binary) {
+    throw new Error('nats-server is not installed: run `apt-get install nats-server` (or set NATS_SERVER_BIN)');
+  }
+  const temporary = options.storeDir ? undefined : mkdtempSync(join(tmpdir(), 'ioa-nats-'));
+  const storeDir = options.storeDir ?? temporary!;
+  const port = options.port && options.port > 0 ? String(options.port) : '-1';
+  const child = spawn(binary, ['-a', '127.0.0.1', '-p', port, '-js', '-sd', storeDir], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const boundPort = await waitForListening(child);
+  return {
+    url: `nats://127.0.0.1:${boundPort}`,
+    port: boundPort,
+    stop: async () => {
+      await stopChild(child);
+      if (temporary) rmSync(temporary, { recursive: true, force: true });
+    },
+  };
+}
+
+function waitForListening(child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let log = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`nats-server did not start within 15 s:\n${log}`));
+    }, 15_000);
+    const onData = (chunk: Buffer) => {
+      log += chunk.toString();
+      const match = /Listening for client connections on [^\s]+:(\d+)/.exec(log);
+      if (match) {
+        clearTimeout(timer);
+        child.stdout?.off('data', onData);
+        child.stderr?.off('data', onData);
+        // Keep draining output so the pipe never fills up and blocks the server.
+        child.stdout?.resume();
+        child.stderr?.resume();
+        resolve(Number(match[1]));
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`nats-server exited with code ${code}:\n${log}`));
+    });
+  });
+}
+
+export function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}

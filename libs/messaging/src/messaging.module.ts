@@ -1,0 +1,37 @@
+import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { natsConfig } from '@ioa/config';
+import { connectNats, NATS_CONNECTION } from './nats-connection.js';
+import { ContractClient } from './contract-client.js';
+import { EventBus } from './event-bus.js';
+
+/**
+ * One NATS connection per service for everything the service sends: typed requests (`ContractClient`) and
+ * events (`EventBus`). Incoming requests arrive through the Nest NATS transport set up in `createService`.
+ */
+@Global()
+@Module({})
+export class MessagingModule implements OnApplicationShutdown {
+  constructor(@Inject(NATS_CONNECTION) private readonly connection: NatsConnection) {}
+
+  static forService(serviceName: string): DynamicModule {
+    return {
+      module: MessagingModule,
+      providers: [
+        {
+          provide: NATS_CONNECTION,
+          inject: [natsConfig.KEY],
+          useFactory: (config: ConfigType<typeof natsConfig>) => connectNats(config.servers, `${serviceName}-client`),
+        },
+        ContractClient,
+        EventBus,
+      ],
+      exports: [NATS_CONNECTION, ContractClient, EventBus],
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (!this.connection.isClosed()) await this.connection.drain();
+  }
+}

@@ -1,0 +1,3 @@
+export * from './expect-eventually.js';
+export * from './test-infrastructure.js';
+export * from './raw-nats.js';
