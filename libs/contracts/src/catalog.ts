@@ -1,4 +1,28 @@
 import type { AnyContract } from './common/contract.js';
+import { AssignTaskV1, TaskCanceledV1 } from './agent/agent.v1.js';
+import {
+  CloseGroupV1,
+  CreateGroupV1,
+  ForceConclusionV1,
+  GetGroupV1,
+  GroupStateChangedV1,
+  ListMessagesV1,
+  MessagePostedV1,
+  PostUserMessageV1,
+  ProposeMoveV1,
+  TasksAssignedV1,
+  TurnGrantedV1,
+} from './chat/chat.v1.js';
+import {
+  CancelGoalV1,
+  GetGoalV1,
+  GoalEventAppendedV1,
+  GoalStatusChangedV1,
+  ListGoalEventsV1,
+  PostGoalMessageV1,
+  SubmitGoalV1,
+} from './scheduler/goals.v1.js';
+import { GetTaskV1, ReportTaskV1, TaskUpdatedV1 } from './scheduler/tasks.v1.js';
 import {
   AgentHostHealthV1,
   ChatHealthV1,
@@ -44,4 +68,27 @@ export const ALL_CONTRACTS: readonly AnyContract[] = [
   AgentCameOnlineV1,
   SearchAgentsV1,
   AgentIndexedV1,
+  CreateGroupV1,
+  GetGroupV1,
+  ListMessagesV1,
+  ProposeMoveV1,
+  PostUserMessageV1,
+  ForceConclusionV1,
+  CloseGroupV1,
+  MessagePostedV1,
+  GroupStateChangedV1,
+  TurnGrantedV1,
+  TasksAssignedV1,
+  SubmitGoalV1,
+  GetGoalV1,
+  CancelGoalV1,
+  PostGoalMessageV1,
+  ListGoalEventsV1,
+  GoalEventAppendedV1,
+  GoalStatusChangedV1,
+  ReportTaskV1,
+  GetTaskV1,
+  TaskUpdatedV1,
+  AssignTaskV1,
+  TaskCanceledV1,
 ] as readonly AnyContract[];

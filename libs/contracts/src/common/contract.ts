@@ -38,8 +38,19 @@ export interface EventContract<Payload> {
 
 export type AnyContract = RequestContract<unknown, unknown> | EventContract<unknown>;
 
-/** Subjects are dotted, lowercase, hierarchical and end in a version: `ioa.<owner>.<entity>.<verb>.v<N>`. */
-export const SUBJECT_PATTERN = /^ioa(\.[a-z0-9-]+)+\.v[0-9]+$/;
+/**
+ * Subjects are dotted, lowercase, hierarchical and end in a version: `ioa.<owner>.<entity>.<verb>.v<N>`.
+ * A `*` token is a per-recipient address (for example the agent id in `ioa.agent.*.task.v1`): senders fill it in
+ * with `subjectFor`, and the recipient subscribes to its own concrete subject.
+ */
+export const SUBJECT_PATTERN = /^ioa(\.([a-z0-9-]+|\*))+\.v[0-9]+$/;
+
+/** The concrete subject of an addressed contract: replaces its `*` token with the recipient's id. */
+export function subjectFor(contract: { subject: string }, recipientId: string): string {
+  if (!/^[a-z0-9-]+$/.test(recipientId)) throw new Error(`"${recipientId}" cannot be used as a subject token`);
+  if (!contract.subject.includes('*')) throw new Error(`${contract.subject} is not an addressed subject`);
+  return contract.subject.replace('*', recipientId);
+}
 
 function assertSubject(subject: string): void {
   if (!SUBJECT_PATTERN.test(subject)) {
