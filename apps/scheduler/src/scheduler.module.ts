@@ -1,13 +1,38 @@
 import { Module } from '@nestjs/common';
 import { SchedulerHealthV1 } from '@ioa/contracts';
 import { PlatformConfigModule } from '@ioa/config';
+import { DatabaseModule } from '@ioa/database';
 import { HealthModule, MessagingModule } from '@ioa/messaging';
+import { EventConsumers } from './consumers/event-consumers.js';
+import { GoalEventEntity } from './events/goal-event.entity.js';
+import { GoalEntity } from './goals/goal.entity.js';
+import { GoalsModule } from './goals/goals.module.js';
+import { LifecycleModule } from './lifecycle/lifecycle.module.js';
+import { CreateSchedulerTables1795312543981 } from './migrations/1795312543981-create-scheduler-tables.js';
+import { OutboxEventEntity } from './outbox/outbox-event.entity.js';
+import { schedulerConfig } from './scheduler.config.js';
+import { SchedulerSweeper } from './sweeper/scheduler-sweeper.js';
+import { TaskEntity } from './tasks/task.entity.js';
+import { TasksModule } from './tasks/tasks.module.js';
 
+/**
+ * The scheduler: goals and their teams, tasks and their delivery, budgets, nested sub-teams, and each goal's
+ * ordered event log (schema `scheduler`).
+ */
 @Module({
   imports: [
-    PlatformConfigModule.forService(),
+    PlatformConfigModule.forService([schedulerConfig]),
     MessagingModule.forService('scheduler'),
+    DatabaseModule.forService({
+      schema: 'scheduler',
+      entities: [GoalEntity, TaskEntity, GoalEventEntity, OutboxEventEntity],
+      migrations: [CreateSchedulerTables1795312543981],
+    }),
     HealthModule.forService(SchedulerHealthV1),
+    LifecycleModule,
+    GoalsModule,
+    TasksModule,
   ],
+  providers: [EventConsumers, SchedulerSweeper],
 })
 export class SchedulerModule {}

@@ -14,6 +14,11 @@ export interface NatsServerOptions {
   port?: number;
   /** JetStream storage; a temporary directory (removed on stop) when absent. */
   storeDir?: string;
+  /**
+   * Run the server in its own process group, so a Ctrl-C in the terminal reaches only the parent, which can then
+   * stop its services before the broker they use (the local stack does this).
+   */
+  detached?: boolean;
 }
 
 const CANDIDATES = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
@@ -39,6 +44,7 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   const port = options.port && options.port > 0 ? String(options.port) : '-1';
   const child = spawn(binary, ['-a', '127.0.0.1', '-p', port, '-js', '-sd', storeDir], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
   });
   const boundPort = await waitForListening(child);
   return {

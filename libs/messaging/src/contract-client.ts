@@ -43,7 +43,12 @@ export async function requestContract<Request, Response>(
     throw translateRequestError(contract.subject, options.timeoutMs, error);
   }
   const envelope = decodeJson(reply.data);
-  if (envelope instanceof MalformedPayload || typeof envelope !== 'object' || envelope === null || !('ok' in envelope)) {
+  if (
+    envelope instanceof MalformedPayload ||
+    typeof envelope !== 'object' ||
+    envelope === null ||
+    !('ok' in envelope)
+  ) {
     throw new ContractError('INTERNAL', `The reply on ${contract.subject} is not a contract envelope`);
   }
   const typed = envelope as ReplyEnvelope<Response>;

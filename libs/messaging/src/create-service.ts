@@ -29,7 +29,7 @@ export function natsTransportOptions(name: string): MicroserviceOptions {
       gracefulShutdown: true,
       gracePeriod: 200,
     },
-  } as MicroserviceOptions;
+  };
 }
 
 function logLevels(options: ServiceOptions): LogLevel[] | false {

@@ -78,7 +78,8 @@ export class EventBus implements OnApplicationShutdown {
         await manager.streams.info(name);
         await manager.streams.update(name, config);
       } catch (error) {
-        if (!(error instanceof JetStreamApiError) || error.code !== 404) throw error;
+        // `status` is the HTTP-like 404; `code` is JetStream's own err_code (10059 stream / 10014 consumer not found).
+        if (!(error instanceof JetStreamApiError) || error.status !== 404) throw error;
         await manager.streams.add(config);
       }
     }
@@ -113,7 +114,8 @@ export class EventBus implements OnApplicationShutdown {
       try {
         await manager.consumers.info(stream, durable);
       } catch (error) {
-        if (!(error instanceof JetStreamApiError) || error.code !== 404) throw error;
+        // `status` is the HTTP-like 404; `code` is JetStream's own err_code (10059 stream / 10014 consumer not found).
+        if (!(error instanceof JetStreamApiError) || error.status !== 404) throw error;
         await manager.consumers.add(stream, {
           durable_name: durable,
           ack_policy: AckPolicy.Explicit,

@@ -9,7 +9,11 @@ export async function rawRequest(
   subject: string,
   body: unknown,
   timeoutMs = 5000,
-): Promise<{ ok: boolean; data?: unknown; error?: { code: string; message: string; details?: unknown; retryable: boolean } }> {
+): Promise<{
+  ok: boolean;
+  data?: unknown;
+  error?: { code: string; message: string; details?: unknown; retryable: boolean };
+}> {
   const payload = typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
   const reply = await connection.request(subject, payload, { timeout: timeoutMs });
   return JSON.parse(new TextDecoder().decode(reply.data)) as never;

@@ -54,7 +54,9 @@ export function subjectFor(contract: { subject: string }, recipientId: string): 
 
 function assertSubject(subject: string): void {
   if (!SUBJECT_PATTERN.test(subject)) {
-    throw new Error(`Invalid subject "${subject}": subjects are lowercase, dotted, start with "ioa." and end in ".v<N>"`);
+    throw new Error(
+      `Invalid subject "${subject}": subjects are lowercase, dotted, start with "ioa." and end in ".v<N>"`,
+    );
   }
 }
 

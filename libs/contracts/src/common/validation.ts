@@ -36,10 +36,13 @@ export function IsTextList(maxItems: number, maxLength: number): PropertyDecorat
 }
 
 /** A nested payload (or array of payloads) that is itself validated. */
-export function IsNested(type: () => new (...args: never[]) => unknown, options?: { each?: boolean }): PropertyDecorator {
+export function IsNested(
+  type: () => new (...args: never[]) => unknown,
+  options?: { each?: boolean },
+): PropertyDecorator {
   return (target, key) => {
     ValidateNested({ each: options?.each })(target, key);
-    Type(type as never)(target, key);
+    Type(type)(target, key);
   };
 }
 

@@ -1,4 +1,5 @@
 import {
+  IsArray,
   IsDateString,
   IsIn,
   IsInt,
@@ -11,6 +12,7 @@ import {
   MaxLength,
   ArrayMaxSize,
   ArrayMinSize,
+  ValidateIf,
 } from 'class-validator';
 import { IsNested, IsSlug, IsText, IsTextList } from '../common/validation.js';
 
@@ -56,7 +58,7 @@ export class AgentEndpointV1 {
   kind: EndpointKind;
 
   /** Required for `a2a`, `mcp` and `http` endpoints. */
-  @IsOptional()
+  @ValidateIf((endpoint: AgentEndpointV1) => endpoint.kind !== 'nats' || endpoint.url !== undefined)
   @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https', 'ws', 'wss', 'nats'] })
   url?: string;
 }
@@ -85,12 +87,12 @@ export class AgentDescriptionV1 {
   @ArrayMaxSize(50)
   skills: AgentSkillV1[];
 
-  @IsOptional()
-  @IsArray_Modes()
+  @IsOmittable()
+  @IsMediaTypeList()
   defaultInputModes: string[] = ['text/plain'];
 
-  @IsOptional()
-  @IsArray_Modes()
+  @IsOmittable()
+  @IsMediaTypeList()
   defaultOutputModes: string[] = ['text/plain'];
 
   /** Who controls this agent; only the same owner may update or deregister it. */
@@ -101,8 +103,7 @@ export class AgentDescriptionV1 {
   endpoint: AgentEndpointV1;
 
   /** The agent's own version (semver recommended). */
-  @IsString()
-  @Matches(/^[0-9A-Za-z.+-]{1,40}$/, { message: 'version must be 1-40 characters of letters, digits, ".", "+" or "-"' })
+  @IsAgentVersion()
   version: string = '1.0.0';
 
   @IsOptional()
@@ -114,17 +115,38 @@ export class AgentDescriptionV1 {
   documentationUrl?: string;
 
   /** Free-form key/values for the agent's own use (kept, not interpreted). */
-  @IsOptional()
+  @IsOmittable()
   @IsObject()
   metadata: Record<string, unknown> = {};
 }
 
-function IsArray_Modes(): PropertyDecorator {
+/** 1-40 characters of letters, digits, ".", "+" or "-" (semver fits). */
+export function IsAgentVersion(): PropertyDecorator {
   return (target, key) => {
+    IsString()(target, key);
+    Matches(/^[0-9A-Za-z.+-]{1,40}$/, { message: 'version must be 1-40 characters of letters, digits, ".", "+" or "-"' })(
+      target,
+      key,
+    );
+  };
+}
+
+/** A list of media types (`text/plain`, ...). */
+export function IsMediaTypeList(): PropertyDecorator {
+  return (target, key) => {
+    IsArray()(target, key);
     ArrayMaxSize(20)(target, key);
     MaxLength(100, { each: true })(target, key);
     Matches(MODE_PATTERN, { each: true, message: '$property must contain media types like "text/plain"' })(target, key);
   };
+}
+
+/**
+ * May be left out (the default applies, or the value is kept), but `null` is not a value: unlike `@IsOptional()`,
+ * which skips validation for `null` too and would let a `null` reach a NOT NULL column.
+ */
+export function IsOmittable(): PropertyDecorator {
+  return ValidateIf((_object: unknown, value: unknown) => value !== undefined);
 }
 
 /** The card as the registry stores and returns it. @since 1 */

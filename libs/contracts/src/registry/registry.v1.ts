@@ -25,6 +25,9 @@ import {
   AgentEndpointV1,
   AgentProviderV1,
   AgentSkillV1,
+  IsAgentVersion,
+  IsMediaTypeList,
+  IsOmittable,
   type AgentStatus,
 } from './agent-card.v1.js';
 
@@ -68,7 +71,12 @@ export const RegisterAgentV1 = requestContract<RegisterAgentV1Request, RegisterA
 // ---------------------------------------------------------------------------------------------------------------
 // update
 
-/** Partial update of a card; absent fields keep their value. @since 1 */
+/**
+ * Partial update of a card; absent fields keep their value. The rules are those of registration, so an update can
+ * never produce a card that registration would refuse. `null` clears the optional `provider` and
+ * `documentationUrl`; the other fields cannot be cleared.
+ * @since 1
+ */
 export class UpdateAgentV1Request {
   @IsUUID()
   id: string;
@@ -77,43 +85,41 @@ export class UpdateAgentV1Request {
   @IsText(200)
   owner: string;
 
-  @IsOptional()
+  @IsOmittable()
   @IsText(4000)
   description?: string;
 
-  @IsOptional()
+  @IsOmittable()
   @IsNested(() => AgentSkillV1, { each: true })
   @ArrayMinSize(1)
   @ArrayMaxSize(50)
   skills?: AgentSkillV1[];
 
-  @IsOptional()
-  @IsArray()
-  @IsString({ each: true })
+  @IsOmittable()
+  @IsMediaTypeList()
   defaultInputModes?: string[];
 
-  @IsOptional()
-  @IsArray()
-  @IsString({ each: true })
+  @IsOmittable()
+  @IsMediaTypeList()
   defaultOutputModes?: string[];
 
-  @IsOptional()
+  @IsOmittable()
   @IsNested(() => AgentEndpointV1)
   endpoint?: AgentEndpointV1;
 
-  @IsOptional()
-  @IsString()
+  @IsOmittable()
+  @IsAgentVersion()
   version?: string;
 
   @IsOptional()
   @IsNested(() => AgentProviderV1)
-  provider?: AgentProviderV1;
+  provider?: AgentProviderV1 | null;
 
   @IsOptional()
   @IsUrl({ require_tld: false, require_protocol: true })
-  documentationUrl?: string;
+  documentationUrl?: string | null;
 
-  @IsOptional()
+  @IsOmittable()
   @IsObject()
   metadata?: Record<string, unknown>;
 }
@@ -162,11 +168,12 @@ export const DeregisterAgentV1 = requestContract<DeregisterAgentV1Request, Dereg
 
 /** Look an agent up by id or by name (exactly one of the two). @since 1 */
 export class GetAgentV1Request {
-  @ValidateIf((request: GetAgentV1Request) => request.name === undefined)
+  // Validated whenever present (and required when `name` is absent), so `{id, name}` cannot smuggle an invalid id.
+  @ValidateIf((request: GetAgentV1Request) => request.id !== undefined || request.name === undefined)
   @IsUUID()
   id?: string;
 
-  @ValidateIf((request: GetAgentV1Request) => request.id === undefined)
+  @ValidateIf((request: GetAgentV1Request) => request.name !== undefined || request.id === undefined)
   @IsSlug()
   name?: string;
 }
@@ -202,13 +209,13 @@ export class ListAgentsV1Request {
   @IsInt()
   @Min(1)
   @Max(500)
-  limit: number = 100;
+  limit?: number = 100;
 
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(0)
-  offset: number = 0;
+  offset?: number = 0;
 }
 
 /** @since 1 */

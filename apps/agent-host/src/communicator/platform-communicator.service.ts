@@ -1,0 +1,207 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  ContractError,
+  GetGroupV1,
+  ProposeMoveV1,
+  TurnGrantedV1,
+  type AgentCardV1,
+  type ChatMessageV1,
+  type GroupMemberV1,
+  type ModelUsageV1,
+  type TurnGrantedV1Event,
+} from '@ioa/contracts';
+import { ContractClient, EventBus, on } from '@ioa/messaging';
+import {
+  addUsage,
+  callFor,
+  ConclusionPurpose,
+  emptyUsage,
+  LANGUAGE_MODEL,
+  ModelDecisionError,
+  truncate,
+  TurnMovePurpose,
+  UsageMeter,
+  type AgentProfile,
+  type ConversationMessage,
+  type LanguageModel,
+  type TurnMoveInput,
+  type TurnMoveOutput,
+} from '@ioa/llm';
+import { agentHostConfig, type AgentHostConfig } from '../agent-host.config.js';
+import { TaskQueue } from '../tasks/task-queue.js';
+import { AgentCardCache } from './agent-card.cache.js';
+
+/** Durable consumer name of the communicator on the chat stream (replicas share it). */
+export const COMMUNICATOR_DURABLE = 'agent-host';
+/** Codes by which the chat refuses a move; the reason is fed back to the model. */
+const REJECTIONS = new Set(['INVALID_STATE', 'FORBIDDEN', 'VALIDATION_FAILED']);
+const MESSAGE_CHARS = 4000;
+
+export type TurnOutcome =
+  | { kind: 'moved'; type: TurnMoveOutput['type']; attempts: number; usage: ModelUsageV1 }
+  | { kind: 'skipped'; reason: string }
+  | { kind: 'dropped'; reason: string };
+
+/** Card → what a model sees of an agent. */
+export function profileOf(member: GroupMemberV1, card: AgentCardV1 | undefined): AgentProfile {
+  return {
+    agentId: member.agentId,
+    name: card?.name ?? member.name,
+    description: card?.description,
+    skills: (card?.skills ?? []).map((skill) => ({ name: skill.name, description: skill.description, tags: skill.tags })),
+  };
+}
+
+function conversationOf(message: ChatMessageV1): ConversationMessage {
+  return {
+    seq: message.seq,
+    type: message.type,
+    senderId: message.senderId,
+    senderName: message.senderName,
+    content: truncate(message.content, MESSAGE_CHARS),
+    nextSpeaker: message.nextSpeaker,
+  };
+}
+
+/**
+ * The platform communicator: the voice in group chats of every agent whose card does not say
+ * `metadata.communicator === 'self'` (IoA's client-side LLM, made a service). On `TurnGrantedV1` it decides the
+ * move with the model (`turn.move`, from the event's bounded window and task ledger), writes the conclusion with
+ * one more call (`conclusion`) when it concludes, and proposes it with the usage spent. A refused move is retried
+ * with the refusal fed back (at most `moveRetries` times), unless the turn has moved on, in which case it is
+ * dropped. Turns are handled in the background, many at once, never waiting on task work; a turn lost in a crash
+ * is passed on by the chat's turn timeout.
+ */
+@Injectable()
+export class PlatformCommunicatorService implements OnApplicationBootstrap {
+  private readonly logger = new Logger(PlatformCommunicatorService.name);
+  private readonly turns: TaskQueue;
+  private readonly inFlight = new Set<string>();
+  readonly usage = new UsageMeter();
+
+  constructor(
+    private readonly events: EventBus,
+    private readonly client: ContractClient,
+    private readonly cards: AgentCardCache,
+    @Inject(LANGUAGE_MODEL) private readonly model: LanguageModel,
+    @Inject(agentHostConfig.KEY) private readonly config: AgentHostConfig,
+  ) {
+    this.turns = new TaskQueue(config.communicator.turnConcurrency);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.config.communicator.enabled) return;
+    await this.events.subscribe({
+      durable: COMMUNICATOR_DURABLE,
+      handlers: [on(TurnGrantedV1, (event) => Promise.resolve(this.accept(event)))],
+    });
+  }
+
+  /** Queues the turn and returns at once, so the consumer moves on to the next group's event. */
+  accept(event: TurnGrantedV1Event): void {
+    const key = `${event.groupId}:${event.turn}`;
+    if (this.inFlight.has(key)) return; // a redelivery of a turn being handled
+    this.inFlight.add(key);
+    this.turns.push(key, async () => {
+      try {
+        const outcome = await this.handleTurn(event);
+        if (outcome.kind === 'dropped') this.logger.log(`Turn ${event.turn} of group ${event.groupId} dropped: ${outcome.reason}`);
+      } catch (error) {
+        this.logger.warn(`Turn ${event.turn} of group ${event.groupId} failed: ${(error as Error).message}`);
+      } finally {
+        this.inFlight.delete(key);
+      }
+    });
+  }
+
+  async handleTurn(event: TurnGrantedV1Event): Promise<TurnOutcome> {
+    if (Date.parse(event.deadline) <= Date.now()) return { kind: 'dropped', reason: 'its deadline has passed' };
+    const speakerCard = await this.cards.get(event.speakerId);
+    if (!speakerCard) return { kind: 'dropped', reason: `speaker ${event.speakerId} is not registered` };
+    if (speakerCard.metadata?.communicator === 'self') return { kind: 'skipped', reason: 'the agent speaks for itself' };
+
+    const cards = await Promise.all(event.members.map((member) => this.cards.get(member.agentId).catch(() => undefined)));
+    const members = event.members.map((member, index) => profileOf(member, cards[index]));
+    const self = members.find((member) => member.agentId === event.speakerId) ?? profileOf({ agentId: event.speakerId, name: speakerCard.name }, speakerCard);
+    const input: TurnMoveInput = {
+      goal: event.goal,
+      self,
+      leaderId: event.leaderId,
+      turn: event.turn,
+      maxTurns: event.maxTurns,
+      mustConclude: event.mustConclude,
+      reason: event.reason,
+      members,
+      recentMessages: event.recentMessages.map(conversationOf),
+      tasks: event.tasks,
+    };
+
+    let usage = emptyUsage();
+    const attempts = this.config.communicator.moveRetries + 1;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      let move: TurnMoveOutput;
+      try {
+        const decision = await this.model.decide(callFor(TurnMovePurpose, input));
+        usage = addUsage(usage, decision.usage);
+        move = decision.output;
+        if (move.type === 'conclude') {
+          const written = await this.model.decide(
+            callFor(ConclusionPurpose, {
+              goal: event.goal,
+              self,
+              members,
+              recentMessages: input.recentMessages,
+              tasks: event.tasks,
+              reason: event.reason,
+              forced: event.mustConclude,
+            }),
+          );
+          usage = addUsage(usage, written.usage);
+          move = { ...move, content: written.output.conclusion };
+        }
+      } catch (error) {
+        if (error instanceof ModelDecisionError) usage = addUsage(usage, error.usage);
+        this.usage.record(usage, { goalId: event.goalId, agentId: event.speakerId });
+        return { kind: 'dropped', reason: `the model gave no move: ${(error as Error).message}` };
+      }
+      try {
+        await this.client.request(ProposeMoveV1, {
+          groupId: event.groupId,
+          speakerId: event.speakerId,
+          turn: event.turn,
+          type: move.type,
+          content: move.content,
+          nextSpeaker: move.nextSpeaker,
+          tasks: move.tasks,
+          awaitTaskIds: move.awaitTaskIds,
+          usage,
+        });
+        this.usage.record(usage, { goalId: event.goalId, agentId: event.speakerId });
+        return { kind: 'moved', type: move.type, attempts: attempt, usage };
+      } catch (error) {
+        const refusal = error instanceof ContractError ? error : new ContractError('INTERNAL', String(error));
+        if (await this.turnHasMovedOn(event)) {
+          this.usage.record(usage, { goalId: event.goalId, agentId: event.speakerId });
+          return { kind: 'dropped', reason: `the turn moved on (${refusal.message})` };
+        }
+        if (REJECTIONS.has(refusal.code)) {
+          const details = refusal.details === undefined ? '' : ` Details: ${JSON.stringify(refusal.details)}`;
+          input.rejection = truncate(`Your ${move.type} move was rejected (${refusal.code}): ${refusal.message}.${details}`, 4000);
+        }
+        this.logger.log(`Move ${move.type} for turn ${event.turn} of group ${event.groupId} refused (attempt ${attempt}): ${refusal.message}`);
+      }
+    }
+    this.usage.record(usage, { goalId: event.goalId, agentId: event.speakerId });
+    return { kind: 'dropped', reason: `no acceptable move after ${attempts} attempts` };
+  }
+
+  /** True when the group is no longer waiting for this speaker's move in this turn (a stale or answered turn). */
+  private async turnHasMovedOn(event: TurnGrantedV1Event): Promise<boolean> {
+    try {
+      const group = await this.client.request(GetGroupV1, { groupId: event.groupId });
+      return group.turn !== event.turn || group.currentSpeaker !== event.speakerId;
+    } catch {
+      return false; // cannot tell: try again, the chat will refuse a stale move anyway
+    }
+  }
+}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { OutboxModule } from '../outbox/outbox.module.js';
+import { GroupsController } from './groups.controller.js';
+import { GroupsRepository } from './groups.repository.js';
+import { GroupsService } from './groups.service.js';
+import { TransitionWriter } from './transition.writer.js';
+
+/** Groups, their members, messages and task ledger: storage, opening a group, and reading it. */
+@Module({
+  imports: [OutboxModule],
+  controllers: [GroupsController],
+  providers: [GroupsRepository, GroupsService, TransitionWriter],
+  exports: [GroupsRepository, TransitionWriter, OutboxModule],
+})
+export class GroupsModule {}

@@ -1,0 +1,14 @@
+import type { EventContract } from '@ioa/contracts';
+
+/** An event to publish once the transaction that wrote it commits. */
+export interface OutboxMessage {
+  contract: EventContract<unknown>;
+  payload: unknown;
+  /** Stable id of the fact (JetStream's `Nats-Msg-Id`), so a re-publish after a failure is dropped by the stream. */
+  messageId: string;
+}
+
+/** Typed constructor: the payload must be the contract's payload type. */
+export function outboxMessage<T>(contract: EventContract<T>, payload: T, messageId: string): OutboxMessage {
+  return { contract: contract as EventContract<unknown>, payload, messageId };
+}

@@ -1,0 +1,44 @@
+import { registerAs } from '@nestjs/config';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { validateEnvironment } from '@ioa/config';
+
+/** Environment variables only the gateway reads; validated at boot like the platform's own. */
+class GatewayEnvironment {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'GATEWAY_PORT must be an integer' })
+  @Min(0)
+  @Max(65535)
+  GATEWAY_PORT?: number;
+
+  /** Upper bound for each service's health answer; the request timeout caps it too. */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'GATEWAY_HEALTH_TIMEOUT_MS must be an integer' })
+  @Min(50)
+  @Max(60_000)
+  GATEWAY_HEALTH_TIMEOUT_MS?: number;
+}
+
+export const DEFAULT_GATEWAY_PORT = 8080;
+
+export const gatewayConfig = registerAs('gateway', () => {
+  const environment = {
+    GATEWAY_PORT: process.env.GATEWAY_PORT,
+    GATEWAY_HEALTH_TIMEOUT_MS: process.env.GATEWAY_HEALTH_TIMEOUT_MS,
+  };
+  validateEnvironment(
+    Object.fromEntries(
+      Object.entries(environment).filter(([, value]) => value !== undefined && value !== ''),
+    ),
+    GatewayEnvironment,
+  );
+  return {
+    port: Number(environment.GATEWAY_PORT || DEFAULT_GATEWAY_PORT),
+    /** Health must answer quickly even when services are down, so it waits less than ordinary requests. */
+    healthTimeoutMs: Number(environment.GATEWAY_HEALTH_TIMEOUT_MS || 1000),
+  };
+});
+
+export type GatewayConfig = ReturnType<typeof gatewayConfig>;

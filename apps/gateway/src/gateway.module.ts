@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { PlatformConfigModule } from '@ioa/config';
+import { MessagingModule } from '@ioa/messaging';
+import { AgentsModule } from './agents/agents.module.js';
+import { gatewayConfig } from './gateway.config.js';
+import { PlatformHealthModule } from './health/platform-health.module.js';
+
+/**
+ * The HTTP face of the platform. It owns no data and no database: every route is a contract request over NATS.
+ * One module per resource (`agents/`, later `goals/` and `groups/`), each controller → service → `ContractClient`.
+ */
+@Module({
+  imports: [
+    PlatformConfigModule.forService([gatewayConfig]),
+    MessagingModule.forService('gateway'),
+    AgentsModule,
+    PlatformHealthModule,
+  ],
+})
+export class GatewayModule {}

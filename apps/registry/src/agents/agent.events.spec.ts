@@ -1,0 +1,45 @@
+import {
+  AgentCameOnlineV1,
+  AgentDeregisteredV1,
+  AgentRegisteredV1,
+  AgentUpdatedV1,
+  AgentWentOfflineV1,
+} from '@ioa/contracts';
+import { toAgentCard } from './agent-card.mapper.js';
+import { agentCameOnline, agentDeregistered, agentRegistered, agentUpdated, agentWentOffline } from './agent.events.js';
+import { newAgentEntity } from './agent.fixtures.js';
+
+describe('registry events', () => {
+  const agent = newAgentEntity({ revision: 4 });
+
+  it('carry the whole card on registered and updated, identified by agent and revision', () => {
+    expect(agentRegistered(agent)).toEqual({
+      contract: AgentRegisteredV1,
+      payload: { agent: toAgentCard(agent) },
+      messageId: `${agent.id}:4`,
+    });
+    expect(agentUpdated(agent)).toMatchObject({ contract: AgentUpdatedV1, messageId: `${agent.id}:4` });
+  });
+
+  it('give a deregistration the revision after the last card', () => {
+    expect(agentDeregistered(agent)).toEqual({
+      contract: AgentDeregisteredV1,
+      payload: { agentId: agent.id, name: 'translator', revision: 5 },
+      messageId: `${agent.id}:5`,
+    });
+  });
+
+  it('identify presence changes by the heartbeat they are about', () => {
+    const lastSeenAt = agent.lastSeenAt.toISOString();
+    expect(agentWentOffline(agent)).toEqual({
+      contract: AgentWentOfflineV1,
+      payload: { agentId: agent.id, name: 'translator', status: 'offline', lastSeenAt },
+      messageId: `${agent.id}:offline:${lastSeenAt}`,
+    });
+    expect(agentCameOnline(agent)).toMatchObject({
+      contract: AgentCameOnlineV1,
+      payload: { status: 'online', lastSeenAt },
+      messageId: `${agent.id}:online:${lastSeenAt}`,
+    });
+  });
+});

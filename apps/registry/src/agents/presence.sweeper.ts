@@ -1,0 +1,74 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import { registryConfig } from '../registry.config.js';
+import { OutboxRelay } from '../outbox/outbox.relay.js';
+import { agentWentOffline } from './agent.events.js';
+import { AgentsRepository } from './agents.repository.js';
+
+/** Agents marked offline per statement; a larger backlog is worked off on the following ticks. */
+const SWEEP_BATCH = 500;
+
+/**
+ * Marks agents silent for longer than the heartbeat TTL offline and publishes `went-offline` for each. Runs in
+ * every replica: the UPDATE ... RETURNING with SKIP LOCKED hands each silent agent to exactly one of them.
+ */
+@Injectable()
+export class PresenceSweeper implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(PresenceSweeper.name);
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private failing = false;
+
+  constructor(
+    private readonly agents: AgentsRepository,
+    private readonly relay: OutboxRelay,
+    @Inject(registryConfig.KEY) private readonly config: ConfigType<typeof registryConfig>,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => this.tick(), this.config.presenceSweepMs);
+  }
+
+  /** One tick; skipped while the previous one still runs (a slow database must not pile sweeps up). */
+  private tick(): void {
+    this.running ??= this.sweep()
+      .then(
+        () => {
+          if (this.failing) this.logger.log('Presence sweeps work again');
+          this.failing = false;
+        },
+        (error: unknown) => {
+          // Once per streak: a database outage must not log ten lines a second.
+          if (!this.failing) {
+            this.logger.warn(`Presence sweep failed, retrying: ${error instanceof Error ? error.message : String(error)}`);
+          }
+          this.failing = true;
+        },
+      )
+      .finally(() => {
+        this.running = undefined;
+      });
+  }
+
+  /** Marks the agents silent for longer than the TTL offline; returns how many. */
+  async sweep(): Promise<number> {
+    const silent = await this.agents.transaction(async (transaction) => {
+      const agents = await transaction.markSilentAgentsOffline(this.config.heartbeatTtlSeconds, SWEEP_BATCH);
+      await transaction.enqueue(...agents.map(agentWentOffline));
+      return agents;
+    });
+    if (silent.length > 0) await this.relay.flush();
+    return silent.length;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+}

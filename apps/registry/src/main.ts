@@ -1,0 +1,5 @@
+import 'reflect-metadata';
+import { createService } from '@ioa/messaging';
+import { RegistryModule } from './registry.module.js';
+
+await createService(RegistryModule, { name: 'registry' });

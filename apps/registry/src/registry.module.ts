@@ -1,0 +1,27 @@
+import { Module } from '@nestjs/common';
+import { RegistryHealthV1 } from '@ioa/contracts';
+import { PlatformConfigModule } from '@ioa/config';
+import { DatabaseModule } from '@ioa/database';
+import { HealthModule, MessagingModule } from '@ioa/messaging';
+import { AgentEntity } from './agents/agent.entity.js';
+import { AgentsModule } from './agents/agents.module.js';
+import { CreateAgents1795312387773 } from './migrations/1795312387773-create-agents.js';
+import { CreateOutbox1795312387774 } from './migrations/1795312387774-create-outbox.js';
+import { OutboxEventEntity } from './outbox/outbox-event.entity.js';
+import { registryConfig } from './registry.config.js';
+
+/** The agent registry: agent cards, their owners and their presence, in the `registry` schema. */
+@Module({
+  imports: [
+    PlatformConfigModule.forService([registryConfig]),
+    MessagingModule.forService('registry'),
+    DatabaseModule.forService({
+      schema: 'registry',
+      entities: [AgentEntity, OutboxEventEntity],
+      migrations: [CreateAgents1795312387773, CreateOutbox1795312387774],
+    }),
+    HealthModule.forService(RegistryHealthV1),
+    AgentsModule,
+  ],
+})
+export class RegistryModule {}

@@ -1,0 +1,34 @@
+import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { AgentWentOfflineV1, GroupStateChangedV1, MessagePostedV1, TasksAssignedV1 } from '@ioa/contracts';
+import { EventBus, on } from '@ioa/messaging';
+import { GroupEventsService } from '../goals/group-events.service.js';
+import { TasksService } from '../tasks/tasks.service.js';
+
+/** Durable consumer name: replicas share it, and a restart resumes where the last one stopped. */
+export const SCHEDULER_DURABLE = 'scheduler';
+
+/**
+ * The scheduler's JetStream consumers. All chat events share one durable consumer (one per stream, since a
+ * consumer without subject filters sees the whole stream), handled one at a time in stream order — which is why
+ * the handlers only touch the database and leave talking to agents to the background dispatcher.
+ */
+@Injectable()
+export class EventConsumers implements OnApplicationBootstrap {
+  constructor(
+    private readonly events: EventBus,
+    private readonly groupEvents: GroupEventsService,
+    private readonly tasks: TasksService,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.events.subscribe({
+      durable: SCHEDULER_DURABLE,
+      handlers: [
+        on(TasksAssignedV1, (event) => this.tasks.onTasksAssigned(event)),
+        on(MessagePostedV1, (event) => this.groupEvents.onMessagePosted(event)),
+        on(GroupStateChangedV1, (event) => this.groupEvents.onGroupStateChanged(event)),
+        on(AgentWentOfflineV1, (event) => this.tasks.onAgentOffline(event)),
+      ],
+    });
+  }
+}

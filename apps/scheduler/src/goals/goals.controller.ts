@@ -1,0 +1,48 @@
+import { Controller } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import {
+  CancelGoalV1,
+  CancelGoalV1Request,
+  GetGoalV1,
+  GoalRefV1Request,
+  ListGoalEventsV1,
+  ListGoalEventsV1Request,
+  PostGoalMessageV1,
+  PostGoalMessageV1Request,
+  SubmitGoalV1,
+  SubmitGoalV1Request,
+  type GoalV1,
+  type ListGoalEventsV1Response,
+} from '@ioa/contracts';
+import { HandleRequest } from '@ioa/messaging';
+import { GoalsService } from './goals.service.js';
+
+@Controller()
+export class GoalsController {
+  constructor(private readonly goals: GoalsService) {}
+
+  @HandleRequest(SubmitGoalV1)
+  onSubmitGoal(@Payload() request: SubmitGoalV1Request): Promise<GoalV1> {
+    return this.goals.submit(request);
+  }
+
+  @HandleRequest(GetGoalV1)
+  onGetGoal(@Payload() request: GoalRefV1Request): Promise<GoalV1> {
+    return this.goals.get(request.goalId);
+  }
+
+  @HandleRequest(CancelGoalV1)
+  onCancelGoal(@Payload() request: CancelGoalV1Request): Promise<GoalV1> {
+    return this.goals.cancel(request);
+  }
+
+  @HandleRequest(PostGoalMessageV1)
+  onPostGoalMessage(@Payload() request: PostGoalMessageV1Request): Promise<GoalV1> {
+    return this.goals.postMessage(request);
+  }
+
+  @HandleRequest(ListGoalEventsV1)
+  onListGoalEvents(@Payload() request: ListGoalEventsV1Request): Promise<ListGoalEventsV1Response> {
+    return this.goals.listEvents(request);
+  }
+}

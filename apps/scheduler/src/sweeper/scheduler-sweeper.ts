@@ -1,0 +1,73 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import { TeamFormation } from '../goals/team-formation.service.js';
+import { Budgets } from '../lifecycle/budgets.js';
+import { GoalLifecycle } from '../lifecycle/goal-lifecycle.js';
+import { OutboxRelay } from '../outbox/outbox-relay.js';
+import { schedulerConfig } from '../scheduler.config.js';
+import { TaskDispatcher } from '../tasks/task-dispatcher.js';
+import { TasksService } from '../tasks/tasks.service.js';
+
+/**
+ * The scheduler's clock: every `SCHEDULER_SWEEP_INTERVAL_MS` it resumes stalled team formations, starts due task
+ * deliveries, fails tasks past their deadline, enforces time budgets, finishes follow-ups of ended goals (group
+ * close, sub-goals, parent tasks) and flushes the outbox. Each step is idempotent and safe with replicas, and the
+ * first sweep runs at boot — which is what resumes work a crash left behind. Sweeps never overlap.
+ */
+@Injectable()
+export class SchedulerSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(SchedulerSweeper.name);
+  private timer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly formation: TeamFormation,
+    private readonly dispatcher: TaskDispatcher,
+    private readonly tasks: TasksService,
+    private readonly budgets: Budgets,
+    private readonly lifecycle: GoalLifecycle,
+    private readonly outbox: OutboxRelay,
+    @Inject(schedulerConfig.KEY) private readonly config: ConfigType<typeof schedulerConfig>,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.schedule(0);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.sweeping = this.sweep().finally(() => {
+        this.sweeping = undefined;
+        this.schedule(this.config.sweepIntervalMs);
+      });
+    }, delayMs);
+  }
+
+  /** One pass over everything time-driven. A failing step is logged and does not stop the others. */
+  async sweep(): Promise<void> {
+    const steps: Array<[string, () => Promise<void>]> = [
+      ['outbox', () => this.outbox.flush()],
+      ['team formation', () => this.formation.resumeStalled()],
+      ['deliveries', () => this.dispatcher.dispatchDue()],
+      ['deadlines', () => this.tasks.expireDeadlines()],
+      ['budgets', () => this.budgets.enforceBudgets()],
+      ['follow-ups', () => this.lifecycle.reconcile()],
+    ];
+    for (const [name, step] of steps) {
+      if (this.stopped) return;
+      try {
+        await step();
+      } catch (error) {
+        this.logger.warn(`Sweep step "${name}" failed: ${(error as Error)?.message ?? error}`);
+      }
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.sweeping;
+  }
+}

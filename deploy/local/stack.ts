@@ -1,0 +1,462 @@
+import 'reflect-metadata';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { ALL_CONTRACTS, HealthV1Request, type AnyContract } from '@ioa/contracts';
+import {
+  startEmbeddedPostgres,
+  startNatsServer,
+  stopChild,
+  type EmbeddedPostgres,
+  type EmbeddedNats,
+} from '@ioa/embedded';
+
+/**
+ * The local stack: NATS with JetStream, PostgreSQL with pgvector, and the six services as separate Node processes
+ * (the same topology as in production, only on one machine). `npm start` and `npm run demo` are thin shells
+ * around `startStack`.
+ */
+
+/** Start order is also display order; all six start in parallel and find each other over NATS. */
+export const SERVICES = ['registry', 'discovery', 'chat', 'scheduler', 'agent-host', 'gateway'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+/** The repository root: this file is compiled to dist/deploy/local/stack.js. */
+export const REPOSITORY_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+export interface StackOptions {
+  /** JetStream and PGlite files live here, so data survives restarts. Undefined: a temporary directory. */
+  dataDir?: string;
+  /** External NATS (comma-separated URLs); undefined starts a local nats-server. */
+  natsUrl?: string;
+  /** External PostgreSQL with pgvector; undefined starts the embedded PGlite. */
+  databaseUrl?: string;
+  /** Preferred gateway port; a free one is used instead when it is taken. */
+  gatewayPort: number;
+  services: readonly ServiceName[];
+  /** Environment handed to every service, on top of what the stack sets itself. */
+  environment: NodeJS.ProcessEnv;
+  startupTimeoutMs: number;
+  /** Prints one line of the launcher's own output. */
+  log: (line: string) => void;
+  /** Aborting while the stack starts stops what was started and rejects. */
+  abort?: AbortSignal;
+}
+
+export interface ServiceFailure {
+  service: ServiceName;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  lastLines: string[];
+}
+
+export interface RunningStack {
+  /** Undefined when the gateway is not among the started services. */
+  gatewayUrl?: string;
+  natsUrl: string;
+  databaseUrl: string;
+  /** Resolves (never rejects) when a service exits while the stack is meant to be running. */
+  failure: Promise<ServiceFailure>;
+  stop(): Promise<void>;
+}
+
+/** Reads the stack's options from the environment (documented in README.md). */
+export function stackOptionsFromEnvironment(
+  environment: NodeJS.ProcessEnv,
+  defaults: { dataDir?: string; log: (line: string) => void },
+): StackOptions {
+  const services = environment.IOA_SERVICES
+    ? environment.IOA_SERVICES.split(',').map((name) => name.trim())
+    : [...SERVICES];
+  const unknown = services.filter((name) => !(SERVICES as readonly string[]).includes(name));
+  if (unknown.length > 0) {
+    throw new Error(`IOA_SERVICES names unknown services: ${unknown.join(', ')} (known: ${SERVICES.join(', ')})`);
+  }
+  const gatewayPort = Number(environment.GATEWAY_PORT ?? 8080);
+  if (!Number.isInteger(gatewayPort) || gatewayPort < 0 || gatewayPort > 65535) {
+    throw new Error(`GATEWAY_PORT must be a port number, got "${environment.GATEWAY_PORT}"`);
+  }
+  return {
+    dataDir: environment.IOA_DATA_DIR ? resolve(environment.IOA_DATA_DIR) : defaults.dataDir,
+    natsUrl: environment.NATS_URL || undefined,
+    databaseUrl: environment.DATABASE_URL || undefined,
+    gatewayPort,
+    services: services as ServiceName[],
+    environment,
+    startupTimeoutMs: Number(environment.IOA_STARTUP_TIMEOUT_MS ?? 120_000),
+    log: defaults.log,
+  };
+}
+
+const COLORS = [36, 35, 33, 32, 34, 96, 95];
+const LAST_LINES_KEPT = 30;
+
+function paint(text: string, color: number): string {
+  return process.stdout.isTTY ? `\u001b[${color}m${text}\u001b[0m` : text;
+}
+
+/** How each service's lines are labelled in the combined output. */
+export function servicePrefix(name: string): string {
+  const index = (SERVICES as readonly string[]).indexOf(name);
+  return paint(name.padEnd(10), COLORS[(index + COLORS.length) % COLORS.length]) + ' | ';
+}
+
+/** Starts the whole stack and resolves when every service answers its health check. */
+export async function startStack(options: StackOptions): Promise<RunningStack> {
+  const cleanups: Array<() => Promise<void>> = [];
+  let cleaning: Promise<void> | undefined;
+  // Undo in reverse order of setup (services, then the database and NATS they use); safe to call twice.
+  const cleanUp = () =>
+    (cleaning ??= (async () => {
+      for (const cleanup of [...cleanups].reverse()) {
+        await cleanup().catch((error: unknown) => options.log(`cleanup failed: ${String(error)}`));
+      }
+    })());
+  try {
+    return await startStackWithCleanups(options, cleanups, cleanUp);
+  } catch (error) {
+    await cleanUp();
+    throw error;
+  }
+}
+
+async function startStackWithCleanups(
+  options: StackOptions,
+  cleanups: Array<() => Promise<void>>,
+  cleanUp: () => Promise<void>,
+): Promise<RunningStack> {
+  const { log } = options;
+  const dataDir = await prepareDataDir(options.dataDir, cleanups, log);
+  const throwIfAborted = () => {
+    if (options.abort?.aborted) throw new Error('start-up interrupted');
+  };
+
+  // Infrastructure: external when configured, embedded otherwise.
+  // Each is registered for clean-up as soon as it runs, so a failure of the other does not leak it.
+  const [nats, database] = await allOrCleanUp([
+    options.natsUrl
+      ? undefined
+      : startNatsServer({ storeDir: join(dataDir, 'nats'), detached: true }).then((server) => {
+          cleanups.push(() => server.stop());
+          return server;
+        }),
+    options.databaseUrl
+      ? undefined
+      : startEmbeddedDatabase(join(dataDir, 'pglite')).then((server) => {
+          cleanups.push(() => server.stop());
+          return server;
+        }),
+  ] as const);
+  const natsUrl = options.natsUrl ?? (nats as EmbeddedNats).url;
+  const databaseUrl = options.databaseUrl ?? (database as EmbeddedPostgres).url;
+  log(
+    `NATS        ${natsUrl}${nats ? ` (embedded nats-server, JetStream in ${join(dataDir, 'nats')})` : ' (external)'}`,
+  );
+  log(
+    `PostgreSQL  ${redactPassword(databaseUrl)}${database ? ` (embedded PGlite + pgvector in ${join(dataDir, 'pglite')})` : ' (external)'}`,
+  );
+
+  throwIfAborted();
+  const connection = await connect({ servers: natsUrl.split(','), name: 'ioa-stack-launcher' });
+  cleanups.push(() => connection.close());
+
+  let gatewayPort: number | undefined;
+  if (options.services.includes('gateway')) {
+    gatewayPort = await choosePort(options.gatewayPort);
+    if (gatewayPort !== options.gatewayPort) {
+      log(`port ${options.gatewayPort} is taken: the gateway uses ${gatewayPort} instead (set GATEWAY_PORT to choose)`);
+    }
+  }
+
+  const environment: NodeJS.ProcessEnv = {
+    ...options.environment,
+    NATS_URL: natsUrl,
+    DATABASE_URL: databaseUrl,
+    ...(gatewayPort === undefined ? {} : { GATEWAY_PORT: String(gatewayPort) }),
+    // Nest colours its logs only for terminals; keep the prefixed output readable when it is piped.
+    ...(process.stdout.isTTY ? {} : { NO_COLOR: '1' }),
+  };
+
+  let stopping = false;
+  let reportFailure: (failure: ServiceFailure) => void = () => undefined;
+  const failure = new Promise<ServiceFailure>((resolveFailure) => (reportFailure = resolveFailure));
+  const children = new Map<ServiceName, ChildProcess>();
+  const lastLines = new Map<ServiceName, string[]>();
+
+  throwIfAborted();
+  for (const service of options.services) {
+    const entry = join(REPOSITORY_ROOT, 'dist', 'apps', service, 'src', 'main.js');
+    if (!existsSync(entry)) throw new Error(`${entry} does not exist: run \`npm run build\` first`);
+    const child = spawn(
+      process.execPath,
+      ['--enable-source-maps', '--import', watchdogUrl(), entry],
+      // Own process group: a Ctrl-C reaches the launcher only, which then stops the services in order.
+      { cwd: REPOSITORY_ROOT, env: environment, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+    );
+    children.set(service, child);
+    const lines: string[] = [];
+    lastLines.set(service, lines);
+    const prefix = servicePrefix(service);
+    forwardLines(child, (line) => {
+      lines.push(line);
+      if (lines.length > LAST_LINES_KEPT) lines.shift();
+      process.stdout.write(prefix + line + '\n');
+    });
+    child.once('exit', (exitCode, signal) => {
+      if (stopping) return;
+      reportFailure({ service, exitCode, signal, lastLines: [...lines] });
+    });
+  }
+  cleanups.push(async () => {
+    stopping = true;
+    await Promise.all([...children.values()].map((child) => stopChild(child, 10_000)));
+  });
+
+  const gatewayUrl = gatewayPort === undefined ? undefined : `http://127.0.0.1:${gatewayPort}`;
+  const startedAt = Date.now();
+  const early = await Promise.race([
+    waitUntilHealthy(options.services, connection, gatewayUrl, options.startupTimeoutMs, log).then(() => undefined),
+    failure,
+    aborted(options.abort),
+  ]);
+  if (early === 'aborted') throw new Error('start-up interrupted');
+  if (early) throw new Error(describeFailure(early));
+  log(`all ${options.services.length} services are healthy after ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+
+  return {
+    gatewayUrl,
+    natsUrl,
+    databaseUrl,
+    failure,
+    stop: async () => {
+      stopping = true;
+      await cleanUp();
+    },
+  };
+}
+
+/** A report a person can act on: which service, how it ended, and what it said last. */
+export function describeFailure(failure: ServiceFailure): string {
+  const how = failure.signal ? `was killed by ${failure.signal}` : `exited with code ${failure.exitCode}`;
+  const tail =
+    failure.lastLines.length > 0 ? failure.lastLines.map((line) => `    ${line}`).join('\n') : '    (no output)';
+  return `service "${failure.service}" ${how}. Its last lines:\n${tail}`;
+}
+
+/** Like Promise.all, but waits for every promise to settle before rejecting, so each can register its clean-up. */
+async function allOrCleanUp<T extends readonly unknown[]>(
+  promises: T,
+): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const results = await Promise.allSettled(promises);
+  const rejected = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (rejected) throw rejected.reason;
+  return results.map((result) => (result as PromiseFulfilledResult<unknown>).value) as never;
+}
+
+function aborted(signal: AbortSignal | undefined): Promise<'aborted'> {
+  if (signal?.aborted) return Promise.resolve('aborted');
+  return new Promise((resolveAborted) => signal?.addEventListener('abort', () => resolveAborted('aborted')));
+}
+
+function watchdogUrl(): string {
+  return pathToFileURL(join(REPOSITORY_ROOT, 'dist', 'deploy', 'local', 'parent-watchdog.js')).href;
+}
+
+function redactPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * A persistent data directory is locked with a pid file: two stacks writing the same PGlite and JetStream files
+ * would corrupt both.
+ */
+async function prepareDataDir(
+  requested: string | undefined,
+  cleanups: Array<() => Promise<void>>,
+  log: (line: string) => void,
+): Promise<string> {
+  if (!requested) {
+    const temporary = mkdtempSync(join(tmpdir(), 'ioa-stack-'));
+    cleanups.push(() => {
+      rmSync(temporary, { recursive: true, force: true });
+      return Promise.resolve();
+    });
+    return temporary;
+  }
+  mkdirSync(requested, { recursive: true });
+  const lock = join(requested, 'stack.pid');
+  if (existsSync(lock)) {
+    const pid = Number(readFileSync(lock, 'utf8'));
+    if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
+      throw new Error(`another stack (pid ${pid}) is using ${requested}; stop it, or set IOA_DATA_DIR elsewhere`);
+    }
+  }
+  await stopOrphanedNatsServer(join(requested, 'nats'), log);
+  writeFileSync(lock, String(process.pid));
+  cleanups.push(() => {
+    rmSync(lock, { force: true });
+    return Promise.resolve();
+  });
+  return requested;
+}
+
+/**
+ * A launcher killed with SIGKILL cannot stop its nats-server (the services stop themselves, see
+ * parent-watchdog.ts). Such an orphan still holds this data directory's JetStream store, so it is found by its
+ * exact `-sd` argument and stopped before a new one starts.
+ */
+async function stopOrphanedNatsServer(storeDir: string, log: (line: string) => void): Promise<void> {
+  if (!existsSync('/proc')) return;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let argv: string[];
+    try {
+      argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue; // exited meanwhile, or not ours to read
+    }
+    const storeIndex = argv.indexOf('-sd');
+    if (basename(argv[0] ?? '') === 'nats-server' && storeIndex > 0 && argv[storeIndex + 1] === storeDir) {
+      const pid = Number(entry);
+      log(`stopping nats-server ${pid}, left running on ${storeDir} by a launcher that was killed`);
+      process.kill(pid, 'SIGTERM');
+      for (let waited = 0; isAlive(pid) && waited < 10_000; waited += 100) {
+        await new Promise((wake) => setTimeout(wake, 100));
+      }
+    }
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedPostgres> {
+  mkdirSync(dataDir, { recursive: true });
+  try {
+    return await startEmbeddedPostgres({ dataDir });
+  } catch (error) {
+    throw new Error(
+      `the embedded database in ${dataDir} did not start (${String(error)}). ` +
+        'If it was written by another PGlite version, delete that directory to start afresh.',
+      { cause: error },
+    );
+  }
+}
+
+/** The preferred port when it is free, otherwise any free port. */
+async function choosePort(preferred: number): Promise<number> {
+  if (preferred > 0 && (await canListen(preferred))) return preferred;
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, () => {
+      const address = server.address();
+      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolveFree) => {
+    const server = createServer();
+    server.once('error', () => resolveFree(false));
+    // No host: the same "all interfaces" binding the gateway uses, so a clash on any interface is found.
+    server.listen(port, () => server.close(() => resolveFree(true)));
+  });
+}
+
+function forwardLines(child: ChildProcess, onLine: (line: string) => void): void {
+  for (const stream of [child.stdout, child.stderr]) {
+    let pending = '';
+    stream?.setEncoding('utf8');
+    stream?.on('data', (chunk: string) => {
+      pending += chunk;
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) onLine(line.replace(/\r$/, ''));
+    });
+    stream?.on('end', () => {
+      if (pending) onLine(pending);
+      pending = '';
+    });
+  }
+}
+
+function healthContractOf(service: ServiceName): AnyContract | undefined {
+  return ALL_CONTRACTS.find(
+    (contract) => contract.kind === 'request' && contract.owner === service && contract.request === HealthV1Request,
+  );
+}
+
+/** Each NATS service answers its health subject; the gateway answers GET /health. Polls until all do. */
+async function waitUntilHealthy(
+  services: readonly ServiceName[],
+  connection: NatsConnection,
+  gatewayUrl: string | undefined,
+  timeoutMs: number,
+  log: (line: string) => void,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const pending = new Set(services);
+  const lastProblem = new Map<ServiceName, string>();
+  while (pending.size > 0) {
+    await Promise.all(
+      [...pending].map(async (service) => {
+        const problem = await healthProblem(service, connection, gatewayUrl);
+        if (problem === undefined) {
+          pending.delete(service);
+          log(`${service} is healthy`);
+        } else {
+          lastProblem.set(service, problem);
+        }
+      }),
+    );
+    if (pending.size === 0) return;
+    if (Date.now() > deadline) {
+      const details = [...pending].map((service) => `${service}: ${lastProblem.get(service) ?? 'no answer'}`);
+      throw new Error(`services not healthy after ${timeoutMs / 1000} s:\n  ${details.join('\n  ')}`);
+    }
+    await new Promise((wake) => setTimeout(wake, 250));
+  }
+}
+
+async function healthProblem(
+  service: ServiceName,
+  connection: NatsConnection,
+  gatewayUrl: string | undefined,
+): Promise<string | undefined> {
+  try {
+    if (service === 'gateway') {
+      const response = await fetch(`${gatewayUrl}/health`, { signal: AbortSignal.timeout(2000) });
+      return response.ok ? undefined : `GET /health answered ${response.status}: ${await response.text()}`;
+    }
+    const contract = healthContractOf(service);
+    if (!contract) return undefined; // no health subject declared: nothing to wait for
+    const reply = await connection.request(contract.subject, '{}', { timeout: 2000 });
+    const body = JSON.parse(new TextDecoder().decode(reply.data)) as {
+      ok?: boolean;
+      data?: { status?: string };
+      error?: { message?: string };
+    };
+    if (body.ok && body.data?.status === 'ok') return undefined;
+    return body.ok ? `status ${body.data?.status}` : (body.error?.message ?? 'error reply');
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}

@@ -1,0 +1,70 @@
+import 'reflect-metadata';
+import { join } from 'node:path';
+import {
+  describeFailure,
+  REPOSITORY_ROOT,
+  servicePrefix,
+  stackOptionsFromEnvironment,
+  startStack,
+  type RunningStack,
+} from './stack.js';
+
+/**
+ * `npm start`: brings the whole stack up and keeps it running until Ctrl-C (SIGINT) or SIGTERM. Data persists in
+ * `.data/` between runs. A service that dies takes the stack down with a loud report, so nobody works against a
+ * half-dead system without knowing.
+ */
+const prefix = servicePrefix('stack');
+const log = (line: string) => process.stdout.write(`${prefix}${line}\n`);
+
+const startup = new AbortController();
+let stack: RunningStack | undefined;
+let stopping: Promise<never> | undefined;
+
+function shutDown(reason: string, exitCode: number): Promise<never> {
+  stopping ??= (async () => {
+    log(`${reason}: stopping the stack`);
+    await stack?.stop();
+    log('stopped');
+    process.exit(exitCode);
+  })();
+  return stopping;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    // While starting, abort: startStack then stops whatever it had started and rejects.
+    if (!stack) startup.abort();
+    else void shutDown(`received ${signal}`, 0);
+  });
+}
+
+try {
+  stack = await startStack({
+    ...stackOptionsFromEnvironment(process.env, { dataDir: join(REPOSITORY_ROOT, '.data'), log }),
+    abort: startup.signal,
+  });
+} catch (error) {
+  log(
+    `${startup.signal.aborted ? 'stopped' : 'could not start'}: ${error instanceof Error ? error.message : String(error)}`,
+  );
+  process.exit(startup.signal.aborted ? 0 : 1);
+}
+
+const banner = [
+  '',
+  `IoA is up. Gateway:  ${stack.gatewayUrl ?? '(not started)'}`,
+  ...(stack.gatewayUrl
+    ? [`  agents:            ${stack.gatewayUrl}/v1/agents`, `  API docs:          ${stack.gatewayUrl}/docs`]
+    : []),
+  `NATS for agents:     ${stack.natsUrl}`,
+  'Press Ctrl-C to stop.',
+  '',
+];
+for (const line of banner) log(line);
+
+const failure = await stack.failure;
+log('');
+for (const line of `!!! ${describeFailure(failure)}`.split('\n')) log(line);
+log('');
+await shutDown(`${failure.service} died`, 1);
