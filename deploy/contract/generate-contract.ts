@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { format, resolveConfig } from 'prettier';
 import { ALL_CONTRACTS } from '@ioa/contracts';
 import { CONTRACT_DOC, contractArtefacts, SCHEMA_DIR } from './contract-artefacts.js';
 
@@ -14,7 +15,14 @@ const check = process.argv.includes('--check');
 
 const read = (path: string) => (existsSync(join(root, path)) ? readFileSync(join(root, path), 'utf8') : undefined);
 const { version } = JSON.parse(read('package.json') ?? '{}') as { version: string };
-const files = contractArtefacts(ALL_CONTRACTS, { version, contractDoc: read(CONTRACT_DOC) ?? '# The contract\n' });
+const generated = contractArtefacts(ALL_CONTRACTS, { version, contractDoc: read(CONTRACT_DOC) ?? '# The contract\n' });
+
+// Written as prettier would write them, so `format:check` and `contract:check` never disagree about a file.
+const files = new Map<string, string>();
+for (const [path, content] of generated) {
+  const filepath = join(root, path);
+  files.set(path, await format(content, { ...(await resolveConfig(filepath)), filepath }));
+}
 
 // Schema files of classes that no longer exist are stale too.
 const schemaDir = join(root, SCHEMA_DIR);

@@ -21,8 +21,7 @@ async function problem(): Promise<string | undefined> {
     return response.ok ? undefined : `GET /health answered ${response.status}`;
   }
   const contract = ALL_CONTRACTS.find(
-    (candidate) =>
-      candidate.kind === 'request' && candidate.owner === service && candidate.request === HealthV1Request,
+    (candidate) => candidate.kind === 'request' && candidate.owner === service && candidate.request === HealthV1Request,
   );
   if (!contract) return `no health subject is declared for SERVICE="${service}"`;
   const connection = await connect({

@@ -133,10 +133,11 @@ function newestSource() {
   };
   const walk = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.name === 'node_modules') continue;
+      // Mirrors tsconfig.build.json's excludes: tests and test support are not compiled.
+      if (entry.name === 'node_modules' || entry.name === 'testing') continue;
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith('.ts') && !/\.(e2e-)?spec\.ts$/.test(entry.name)) consider(path);
+      else if (entry.name.endsWith('.ts') && !/\.((e2e-)?spec|testing)\.ts$/.test(entry.name)) consider(path);
     }
   };
   for (const dir of SOURCE_DIRS) if (existsSync(join(root, dir))) walk(join(root, dir));

@@ -1,6 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { guardExtendedProtocol } from './pglite-protocol-guard.js';
 
 export interface EmbeddedPostgres {
   url: string;
@@ -24,6 +25,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
   const db = await PGlite.create({ dataDir: options.dataDir, extensions: { vector } });
   await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: options.port ?? 0, maxConnections: 200 });
+  guardExtendedProtocol(server);
   await server.start();
   const port = Number(server.getServerConn().split(':').pop());
   return {

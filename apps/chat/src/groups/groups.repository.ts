@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, MoreThan, type EntityManager, type QueryDeepPartialEntity } from 'typeorm';
+import { DataSource, LessThanOrEqual, MoreThan, type EntityManager, type QueryDeepPartialEntity } from 'typeorm';
 import { OutboxRepository } from '../outbox/outbox.repository.js';
 import type { OutboxMessage } from '../outbox/outbox-message.js';
 import { GroupMemberEntity } from './group-member.entity.js';
@@ -123,6 +123,11 @@ export class GroupsRepository {
       if (!group) return null;
       return new GroupsTransaction(manager, this.outbox).record(group);
     });
+  }
+
+  /** A cheap look before the sweeper opens transactions: is any turn deadline passed? (Partial deadline index, no lock.) */
+  async hasOverdueTurn(now: Date): Promise<boolean> {
+    return this.dataSource.manager.exists(GroupEntity, { where: { turnDeadline: LessThanOrEqual(now) } });
   }
 
   async lastSeq(groupId: string): Promise<number | null> {

@@ -111,6 +111,10 @@ export class ConversationService {
     if (!outcome) this.logger.warn(`Ignoring an update of task ${task.id}: group ${task.groupId} does not exist here`);
   }
 
+  hasOverdueTurn(): Promise<boolean> {
+    return this.groups.hasOverdueTurn(new Date());
+  }
+
   /**
    * Times out the most overdue turn of any group not locked by someone else, if there is one; says whether it found
    * one, so the sweeper can loop until none is left.

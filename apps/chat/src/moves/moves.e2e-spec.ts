@@ -12,6 +12,7 @@ import {
   ProposeMoveV1,
   TasksAssignedV1,
   TurnGrantedV1,
+  type RequestContract,
 } from '@ioa/contracts';
 import { expectEventually } from '@ioa/testing';
 import {
@@ -246,7 +247,7 @@ describe('group chat moves (real NATS, real database)', () => {
       if (!late.ok) expect(late.error.message).toContain('Turn 1 is over');
     });
 
-    it('rejects a conclusion while sync tasks are open, and a pause on a finished task', async () => {
+    it('rejects a conclusion, or any other move, while sync tasks are open', async () => {
       const { group, lead, bob } = await openGroup(chat);
       await accepted(chat, group, lead, {
         type: 'sync_task_assign',
@@ -402,7 +403,7 @@ describe('group chat moves (real NATS, real database)', () => {
     it('pages messages in seq order and bounds the window a turn grant carries', async () => {
       const { group, lead, bob } = await openGroup(chat);
       for (let index = 0; index < 14; index++) {
-        await chat.ok(PostUserMessageV1, { groupId: group.id, content: `note ${index}` });
+        await chat.ok(PostUserMessageV1, { groupId: group.id, content: `note ${index}`, author: 'user' });
       }
       await accepted(chat, group, lead, { type: 'discussion', nextSpeaker: bob.agentId });
       const first = await chat.ok(ListMessagesV1, { groupId: group.id, afterSeq: 0, limit: 10 });
@@ -462,7 +463,7 @@ describe('group chat moves (real NATS, real database)', () => {
   });
 
   describe('malformed payloads', () => {
-    const subjects = [
+    const subjects: Array<RequestContract<unknown, unknown>> = [
       CreateGroupV1,
       GetGroupV1,
       ListMessagesV1,

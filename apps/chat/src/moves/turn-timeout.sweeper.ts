@@ -41,6 +41,7 @@ export class TurnTimeoutSweeper implements OnApplicationBootstrap, OnModuleDestr
 
   /** Times out every overdue turn (up to a batch); returns how many. */
   async sweep(): Promise<number> {
+    if (!(await this.conversation.hasOverdueTurn())) return 0;
     let count = 0;
     while (count < SWEEP_BATCH && (await this.conversation.timeOutNextOverdueTurn())) count++;
     return count;

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import { ALL_CONTRACTS, type EventContract } from '@ioa/contracts';
 import { EventBus } from '@ioa/messaging';
 import { chatConfig, type ChatConfig } from '../chat.config.js';
+import type { OutboxEventEntity } from './outbox-event.entity.js';
 import { OutboxRepository } from './outbox.repository.js';
 
 const BATCH_SIZE = 200;
@@ -15,9 +16,10 @@ const EVENT_CONTRACTS = new Map<string, EventContract<unknown>>(
  * The conversation service calls `flush()` right after its transaction commits, so a member's reply arrives after
  * the events it caused are out; a timer picks up whatever a failed publish or a crashed replica left behind.
  *
- * A batch is published pipelined: every publish is started in id order on the one connection (NATS keeps the
- * order of a connection's messages) and the acknowledgements are awaited together. Only the acknowledged prefix is
- * deleted; the rest is sent again later, and the message ids make JetStream drop the repeats.
+ * A batch is claimed under a row lock (one replica publishes it), published pipelined — every publish is started
+ * in id order on the one connection (NATS keeps the order of a connection's messages) and the acknowledgements
+ * are awaited together — and deleted in the same transaction. Only the acknowledged prefix is deleted; the rest is
+ * sent again later, and the message ids make JetStream drop the repeats.
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
@@ -65,31 +67,36 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async drain(): Promise<void> {
     while (!this.closed) {
-      const rows = await this.outbox.oldest(BATCH_SIZE);
-      if (rows.length === 0) return;
-      const attempts = rows.map((row) => {
-        const contract = EVENT_CONTRACTS.get(row.subject);
-        if (!contract) {
-          // Only a rolled-back deployment could leave an event this version does not know; it can never be sent.
-          this.logger.error(`Dropping outbox row ${row.id}: no event contract for ${row.subject}`);
-          return Promise.resolve();
-        }
-        return this.events.publish(contract, row.payload, { messageId: row.messageId });
+      let failure: { subject: string; error: unknown } | undefined;
+      const claimed = await this.outbox.claimOldest(BATCH_SIZE, async (rows) => {
+        const outcomes = await Promise.allSettled(rows.map((row) => this.publish(row)));
+        const failedAt = outcomes.findIndex((outcome) => outcome.status === 'rejected');
+        if (failedAt === -1) return rows.length;
+        failure = { subject: rows[failedAt].subject, error: (outcomes[failedAt] as PromiseRejectedResult).reason };
+        // Only the acknowledged prefix counts as published: later events wait for the failed one, keeping the order.
+        return failedAt;
       });
-      const outcomes = await Promise.allSettled(attempts);
-      const failedAt = outcomes.findIndex((outcome) => outcome.status === 'rejected');
-      const published = failedAt === -1 ? rows : rows.slice(0, failedAt);
-      await this.outbox.remove(published.map((row) => row.id));
-      if (failedAt !== -1) {
-        this.reportFailure(`publish ${rows[failedAt].subject}`, (outcomes[failedAt] as PromiseRejectedResult).reason);
+      if (failure) {
+        this.reportFailure(`publish ${failure.subject}`, failure.error);
         return;
       }
-      if (this.failing) {
+      if (this.failing && claimed > 0) {
         this.failing = false;
         this.logger.log('Publishing chat events again');
       }
-      if (rows.length < BATCH_SIZE) return;
+      if (claimed < BATCH_SIZE) return;
     }
+  }
+
+  /** Starts the publish at once (so a batch goes out pipelined, in order, on the one connection). */
+  private publish(row: OutboxEventEntity): Promise<void> {
+    const contract = EVENT_CONTRACTS.get(row.subject);
+    if (!contract) {
+      // Only a rolled-back deployment could leave an event this version does not know; it can never be sent.
+      this.logger.error(`Dropping outbox row ${row.id}: no event contract for ${row.subject}`);
+      return Promise.resolve();
+    }
+    return this.events.publish(contract, row.payload, { messageId: row.messageId });
   }
 
   /** Logs the first failure of a streak only: a broker outage must not flood the log once per second. */

@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { In, type EntityManager, type Repository } from 'typeorm';
+import { DataSource, In, type EntityManager } from 'typeorm';
 import { OutboxEventEntity } from './outbox-event.entity.js';
 import type { OutboxMessage } from './outbox-message.js';
 
 @Injectable()
 export class OutboxRepository {
-  constructor(@InjectRepository(OutboxEventEntity) private readonly outbox: Repository<OutboxEventEntity>) {}
+  constructor(private readonly dataSource: DataSource) {}
 
   /** Writes messages inside the caller's transaction: they exist if and only if the change they report commits. */
   async enqueue(manager: EntityManager, messages: OutboxMessage[]): Promise<void> {
@@ -22,11 +21,23 @@ export class OutboxRepository {
     );
   }
 
-  oldest(limit: number): Promise<OutboxEventEntity[]> {
-    return this.outbox.find({ order: { id: 'ASC' }, take: limit });
-  }
-
-  async remove(ids: string[]): Promise<void> {
-    if (ids.length > 0) await this.outbox.delete({ id: In(ids) });
+  /**
+   * Locks the oldest rows (`FOR UPDATE`, without SKIP LOCKED), hands them to `publish`, and deletes the ones it
+   * reports published, in one transaction. A second replica flushing at the same time waits for the first and then
+   * finds those rows gone: every event is published by one replica, in id order — which matters to plain NATS
+   * subscribers, who see every publish (JetStream's de-duplication only protects the stream).
+   */
+  claimOldest(limit: number, publish: (rows: OutboxEventEntity[]) => Promise<number>): Promise<number> {
+    return this.dataSource.transaction(async (manager) => {
+      const rows = await manager.find(OutboxEventEntity, {
+        order: { id: 'ASC' },
+        take: limit,
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (rows.length === 0) return 0;
+      const published = await publish(rows);
+      if (published > 0) await manager.delete(OutboxEventEntity, { id: In(rows.slice(0, published).map((row) => row.id)) });
+      return rows.length;
+    });
   }
 }

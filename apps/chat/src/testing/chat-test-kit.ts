@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { INestMicroservice } from '@nestjs/common';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import {
+  ALL_CONTRACTS,
   CreateGroupV1,
   ProposeMoveV1,
   TaskUpdatedV1,
@@ -25,6 +26,10 @@ import { createService, EventBus } from '@ioa/messaging';
 import { connectRaw, expectEventually, rawRequest, startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
 import { ChatModule } from '../chat.module.js';
 
+const CHAT_EVENT_SUBJECTS = new Set(
+  ALL_CONTRACTS.filter((contract) => contract.kind === 'event' && contract.owner === 'chat').map((contract) => contract.subject),
+);
+
 /** What a NATS reply looks like to an external agent. */
 export type Envelope<T> = { ok: true; data: T } | { ok: false; error: ErrorBody };
 
@@ -37,8 +42,9 @@ export class EventLog {
     this.subscription = connection.subscribe('ioa.chat.>');
     void (async () => {
       for await (const message of this.subscription!) {
-        // Requests to the chat also match `ioa.chat.>`; only events (no reply subject) are recorded.
-        if (message.reply) continue;
+        // Requests to the chat also match `ioa.chat.>`; only event subjects are recorded. (JetStream publishes
+        // carry a reply subject for their ack, so the reply subject cannot tell events and requests apart.)
+        if (!CHAT_EVENT_SUBJECTS.has(message.subject)) continue;
         this.seen.push({ subject: message.subject, payload: JSON.parse(new TextDecoder().decode(message.data)) });
       }
     })();
@@ -83,6 +89,8 @@ export interface ChatHarness {
   bus: EventBus;
   call<Request, Response>(contract: RequestContract<Request, Response>, body: unknown): Promise<Envelope<Response>>;
   ok<Request, Response>(contract: RequestContract<Request, Response>, body: Request): Promise<Response>;
+  /** Boots another replica of the chat against the same NATS and database (same queue group, same durable). */
+  startReplica(): Promise<INestMicroservice>;
   stop(): Promise<void>;
 }
 
@@ -98,6 +106,7 @@ export async function startChat(environment: Record<string, string> = {}): Promi
   const external = await connectRaw(infrastructure.natsUrl);
   const events = new EventLog();
   await events.start(external);
+  const replicas: INestMicroservice[] = [];
   const harness: ChatHarness = {
     infrastructure,
     service,
@@ -110,9 +119,15 @@ export async function startChat(environment: Record<string, string> = {}): Promi
       if (!reply.ok) throw new Error(`${contract.subject} failed: ${JSON.stringify(reply.error)}`);
       return reply.data;
     },
+    async startReplica() {
+      const replica = await createService(ChatModule, { name: 'chat', logger: false });
+      replicas.push(replica);
+      return replica;
+    },
     async stop() {
       events.stop();
       await external?.close();
+      for (const replica of replicas) await replica.close();
       await service?.close();
       await infrastructure?.stop();
     },

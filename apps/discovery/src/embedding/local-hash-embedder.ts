@@ -38,11 +38,8 @@ export class LocalHashEmbedder implements Embedder {
 
   embedOne(text: string): number[] {
     const vector = new Array<number>(this.dimension).fill(0);
-    for (const [feature, value] of extractFeatures(text)) {
-      const hash = fnv1a(feature);
-      const bucket = hash % this.dimension;
-      const sign = mix(hash) & 1 ? 1 : -1;
-      vector[bucket] += sign * value;
+    for (const [hash, value] of hashedFeatures(text)) {
+      vector[hash % this.dimension] += mix(hash) & 1 ? value : -value;
     }
     return normalize(vector);
   }
@@ -52,31 +49,44 @@ const UNIGRAM_WEIGHT = 1.0;
 const BIGRAM_WEIGHT = 0.5;
 const TRIGRAM_WEIGHT = 0.7;
 
-/** Feature → weighted, sublinear value. Exported for tests and for the documentation of the recipe. */
-export function extractFeatures(text: string): Map<string, number> {
-  const counts = new Map<string, { count: number; weight: number }>();
-  const add = (feature: string, weight: number) => {
-    const entry = counts.get(feature);
-    if (entry) entry.count += 1;
-    else counts.set(feature, { count: 1, weight });
+/** Distinct hash seeds per feature kind, so a word, a pair and a trigram spelling the same never share a bucket. */
+const SEED_WORD = 0x811c9dc5;
+const SEED_PAIR = 0x050c5d1f;
+const SEED_TRIGRAM = 0x1b873593;
+
+/**
+ * Feature hash → weighted, sublinear value. Features are identified by their 32-bit hash rather than their text
+ * (two distinct features sharing a 32-bit hash is far rarer than sharing one of the buckets anyway), which keeps
+ * embedding a card well under a millisecond.
+ */
+export function hashedFeatures(text: string): Map<number, number> {
+  const counts = new Map<number, number>();
+  const weights = new Map<number, number>();
+  const add = (hash: number, weight: number) => {
+    const count = counts.get(hash);
+    if (count === undefined) {
+      counts.set(hash, 1);
+      weights.set(hash, weight);
+    } else counts.set(hash, count + 1);
   };
-  const words = tokenize(text);
-  let previous: string | undefined;
-  for (const word of words) {
+  let previous: number | undefined;
+  for (const word of tokenize(text)) {
     if (word === BREAK) {
       previous = undefined;
       continue;
     }
-    const stem = stemWord(word);
-    add(`w:${stem}`, UNIGRAM_WEIGHT);
-    if (previous !== undefined) add(`b:${previous} ${stem}`, BIGRAM_WEIGHT);
+    const stem = fnv1a(stemWord(word), SEED_WORD);
+    add(stem, UNIGRAM_WEIGHT);
+    if (previous !== undefined) add(fnv1aNumber(stem, fnv1aNumber(previous, SEED_PAIR)), BIGRAM_WEIGHT);
     previous = stem;
-    const grams = trigrams(word);
-    const perGram = TRIGRAM_WEIGHT / Math.sqrt(grams.length);
-    for (const gram of grams) add(`c:${gram}`, perGram);
+    // Character trigrams of the word with boundary marks ("^wo", "wor", ..., "rd$"), one per letter.
+    const padded = `^${word}$`;
+    const grams = padded.length - 2;
+    const perGram = TRIGRAM_WEIGHT / Math.sqrt(grams);
+    for (let i = 0; i < grams; i++) add(fnv1a(padded, SEED_TRIGRAM, i, i + 3), perGram);
   }
-  const features = new Map<string, number>();
-  for (const [feature, { count, weight }] of counts) features.set(feature, weight * (1 + Math.log(count)));
+  const features = new Map<number, number>();
+  for (const [hash, count] of counts) features.set(hash, weights.get(hash)! * (1 + Math.log(count)));
   return features;
 }
 
@@ -99,13 +109,6 @@ export function tokenize(text: string): string[] {
     words.push(piece);
   }
   return words;
-}
-
-function trigrams(word: string): string[] {
-  const padded = `^${word}$`;
-  const grams: string[] = [];
-  for (let i = 0; i + 3 <= padded.length; i++) grams.push(padded.slice(i, i + 3));
-  return grams;
 }
 
 /**
@@ -173,11 +176,21 @@ const STOP_WORDS: ReadonlySet<string> = new Set(
   anyone thing things use uses using used get gets via etc e g eg ie i e like`.split(/\s+/),
 );
 
-/** FNV-1a, 32 bit, over UTF-16 code units: fast, well spread for short strings, and stable across platforms. */
-function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
+/** FNV-1a, 32 bit, over UTF-16 code units of `text[start, end)`: fast, well spread, stable across platforms. */
+function fnv1a(text: string, seed: number, start = 0, end = text.length): number {
+  let hash = seed;
+  for (let i = start; i < end; i++) {
     hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+/** FNV-1a over the four bytes of a 32-bit number (to combine two word hashes into a pair hash). */
+function fnv1aNumber(value: number, seed: number): number {
+  let hash = seed;
+  for (let shift = 0; shift < 32; shift += 8) {
+    hash ^= (value >>> shift) & 0xff;
     hash = Math.imul(hash, 0x01000193);
   }
   return hash >>> 0;

@@ -1,5 +1,5 @@
 import { cardFieldsOf, entityColumnsOf, toAgentCard } from './agent-card.mapper.js';
-import { newAgentEntity } from './agent.fixtures.js';
+import { newAgentEntity } from '../testing/agent-entity.factory.js';
 
 describe('mapping a stored agent to its card', () => {
   it('puts every card field on the wire with ISO timestamps', () => {

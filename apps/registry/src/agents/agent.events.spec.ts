@@ -7,7 +7,7 @@ import {
 } from '@ioa/contracts';
 import { toAgentCard } from './agent-card.mapper.js';
 import { agentCameOnline, agentDeregistered, agentRegistered, agentUpdated, agentWentOffline } from './agent.events.js';
-import { newAgentEntity } from './agent.fixtures.js';
+import { newAgentEntity } from '../testing/agent-entity.factory.js';
 
 describe('registry events', () => {
   const agent = newAgentEntity({ revision: 4 });

@@ -23,8 +23,8 @@ import {
   type TestInfrastructure,
 } from '@ioa/testing';
 import { RegistryModule } from '../registry.module.js';
-import { watchRegistryEvents } from '../registry-events.testing.js';
-import { newAgentRegistration } from './agent-registration.factory.js';
+import { watchRegistryEvents } from '../testing/registry-events.js';
+import { newAgentRegistration } from '../testing/agent-registration.factory.js';
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
@@ -324,20 +324,50 @@ describe('the agent registry over NATS', () => {
     });
 
     it.each([
-      ['duplicate skill ids', RegisterAgentV1, () => {
-        const registration = newAgentRegistration();
-        return { ...registration, skills: [registration.skills[0], registration.skills[0]] };
-      }, 'skills'],
-      ['an http endpoint without url', RegisterAgentV1, () => newAgentRegistration({ endpoint: { kind: 'http' } }), 'endpoint.url'],
+      [
+        'duplicate skill ids',
+        RegisterAgentV1,
+        () => {
+          const registration = newAgentRegistration();
+          return { ...registration, skills: [registration.skills[0], registration.skills[0]] };
+        },
+        'skills',
+      ],
+      [
+        'an http endpoint without url',
+        RegisterAgentV1,
+        () => newAgentRegistration({ endpoint: { kind: 'http' } }),
+        'endpoint.url',
+      ],
       ['a name that is not a slug', RegisterAgentV1, () => newAgentRegistration({ name: 'Not A Slug' }), 'name'],
-      ['modes given as a string', RegisterAgentV1, () => ({ ...newAgentRegistration(), defaultInputModes: 'text/plain' }), 'defaultInputModes'],
-      ['null where a value is required', RegisterAgentV1, () => ({ ...newAgentRegistration(), metadata: null }), 'metadata'],
+      [
+        'modes given as a string',
+        RegisterAgentV1,
+        () => ({ ...newAgentRegistration(), defaultInputModes: 'text/plain' }),
+        'defaultInputModes',
+      ],
+      [
+        'null where a value is required',
+        RegisterAgentV1,
+        () => ({ ...newAgentRegistration(), metadata: null }),
+        'metadata',
+      ],
       ['no skills', RegisterAgentV1, () => newAgentRegistration({ skills: [] }), 'skills'],
       ['both id and name', GetAgentV1, () => ({ id: UNKNOWN_ID, name: 'both' }), 'id'],
       ['an invalid id next to a name', GetAgentV1, () => ({ id: 'not-a-uuid', name: 'both' }), 'id'],
       ['neither id nor name', GetAgentV1, () => ({}), 'id'],
-      ['null for a required update field', UpdateAgentV1, () => ({ id: UNKNOWN_ID, owner: 'a', description: null }), 'description'],
-      ['an invalid version in an update', UpdateAgentV1, () => ({ id: UNKNOWN_ID, owner: 'a', version: '' }), 'version'],
+      [
+        'null for a required update field',
+        UpdateAgentV1,
+        () => ({ id: UNKNOWN_ID, owner: 'a', description: null }),
+        'description',
+      ],
+      [
+        'an invalid version in an update',
+        UpdateAgentV1,
+        () => ({ id: UNKNOWN_ID, owner: 'a', version: '' }),
+        'version',
+      ],
       ['a page size out of range', ListAgentsV1, () => ({ limit: 10_000 }), 'limit'],
     ] as const)('answers %s with VALIDATION_FAILED naming the field', async (_, contract, body, property) => {
       const reply = await rawRequest(external, contract.subject, body());

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, QueryDeepPartialEntity, Repository } from 'typeorm';
 import type { AgentStatus } from '@ioa/contracts';
+import type { OutboxEventEntity } from '../outbox/outbox-event.entity.js';
+import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { OutboxRepository } from '../outbox/outbox.repository.js';
 import type { OutboxMessage } from '../outbox/outbox-message.js';
 import { AgentEntity } from './agent.entity.js';
@@ -31,6 +33,9 @@ export type SilentAgent = Pick<AgentEntity, 'id' | 'name' | 'lastSeenAt'>;
  * `enqueue` commit (or roll back) with the change they report.
  */
 export class AgentsTransaction {
+  /** Outbox rows written in this transaction, published once it has committed. */
+  readonly events: OutboxEventEntity[] = [];
+
   constructor(
     private readonly manager: EntityManager,
     private readonly outbox: OutboxRepository,
@@ -100,8 +105,9 @@ export class AgentsTransaction {
     return rows.map((row) => ({ id: row.id, name: row.name, lastSeenAt: row.last_seen_at }));
   }
 
-  enqueue(...messages: OutboxMessage[]): Promise<void> {
-    return this.outbox.enqueue(this.manager, messages);
+  /** Records events in the outbox, in this transaction; they are published after it commits. */
+  async enqueue(...messages: OutboxMessage[]): Promise<void> {
+    this.events.push(...(await this.outbox.enqueue(this.manager, messages)));
   }
 }
 
@@ -110,11 +116,23 @@ export class AgentsRepository {
   constructor(
     @InjectRepository(AgentEntity) private readonly agents: Repository<AgentEntity>,
     private readonly outbox: OutboxRepository,
+    private readonly relay: OutboxRelay,
   ) {}
 
-  /** Runs `work` in one READ COMMITTED transaction (row locks give the ordering we need). */
-  transaction<T>(work: (transaction: AgentsTransaction) => Promise<T>): Promise<T> {
-    return this.agents.manager.transaction((manager) => work(new AgentsTransaction(manager, this.outbox)));
+  /**
+   * Runs `work` in one READ COMMITTED transaction (row locks give the ordering we need), then publishes the events it
+   * enqueued: only after the commit, and before this resolves, so a caller's reply follows its events.
+   */
+  async transaction<T>(work: (transaction: AgentsTransaction) => Promise<T>): Promise<T> {
+    let events: OutboxEventEntity[] = [];
+    const result = await this.agents.manager.transaction(async (manager) => {
+      const transaction = new AgentsTransaction(manager, this.outbox);
+      const value = await work(transaction);
+      events = transaction.events;
+      return value;
+    });
+    await this.relay.publishCommitted(events);
+    return result;
   }
 
   findById(id: string): Promise<AgentEntity | null> {

@@ -16,7 +16,6 @@ import {
   type UpdateAgentV1Request,
 } from '@ioa/contracts';
 import { registryConfig } from '../registry.config.js';
-import { OutboxRelay } from '../outbox/outbox.relay.js';
 import type { OutboxMessage } from '../outbox/outbox-message.js';
 import { AgentEntity } from './agent.entity.js';
 import { cardFieldsOf, entityColumnsOf, toAgentCard } from './agent-card.mapper.js';
@@ -28,12 +27,11 @@ const DEFAULT_LIST_LIMIT = 100;
 /** Registration re-reads after losing an insert race; more than a few rounds means something else is wrong. */
 const REGISTER_ATTEMPTS = 3;
 
-/** Registry use cases. Every change commits with its events (outbox) and is published before the reply. */
+/** Registry use cases. Every change commits with its events (outbox), which are published before the reply. */
 @Injectable()
 export class AgentsService {
   constructor(
     private readonly agents: AgentsRepository,
-    private readonly relay: OutboxRelay,
     @Inject(registryConfig.KEY) private readonly config: ConfigType<typeof registryConfig>,
   ) {}
 
@@ -48,7 +46,8 @@ export class AgentsService {
     const { agent, created } = await this.agents.transaction(async (transaction) => {
       for (let attempt = 0; attempt < REGISTER_ATTEMPTS; attempt++) {
         const existing = await transaction.lockByName(request.name);
-        if (existing) return { agent: await this.reRegister(transaction, existing, request.owner, fields), created: false };
+        if (existing)
+          return { agent: await this.reRegister(transaction, existing, request.owner, fields), created: false };
         const now = await transaction.now();
         const fresh = Object.assign(new AgentEntity(), {
           id: randomUUID(),
@@ -66,11 +65,15 @@ export class AgentsService {
         }
         // Someone registered this name between our read and our insert: read their row and decide again.
       }
-      throw new ContractError('CONFLICT', `Agent name "${request.name}" is being registered concurrently; retry`, {
-        name: request.name,
-      }, true);
+      throw new ContractError(
+        'CONFLICT',
+        `Agent name "${request.name}" is being registered concurrently; retry`,
+        {
+          name: request.name,
+        },
+        true,
+      );
     });
-    await this.relay.flush();
     return { agent: toAgentCard(agent), created, heartbeatTtlSeconds: this.config.heartbeatTtlSeconds };
   }
 
@@ -116,7 +119,6 @@ export class AgentsService {
       await transaction.enqueue(agentUpdated(updated));
       return updated;
     });
-    await this.relay.flush();
     return toAgentCard(agent);
   }
 
@@ -127,7 +129,6 @@ export class AgentsService {
       await transaction.delete(existing.id);
       await transaction.enqueue(agentDeregistered(existing));
     });
-    await this.relay.flush();
     return { id: request.id, deregistered: true };
   }
 
@@ -180,7 +181,7 @@ export class AgentsService {
   async heartbeat(request: HeartbeatAgentV1Request): Promise<HeartbeatAgentV1Response> {
     const reply: HeartbeatAgentV1Response = { status: 'online', heartbeatTtlSeconds: this.config.heartbeatTtlSeconds };
     if (await this.agents.touchIfOnline(request.id)) return reply;
-    const cameOnline = await this.agents.transaction(async (transaction) => {
+    await this.agents.transaction(async (transaction) => {
       const existing = await transaction.lockById(request.id);
       if (!existing) {
         throw new ContractError('NOT_FOUND', `Agent "${request.id}" is not registered; register it again`, {
@@ -190,11 +191,8 @@ export class AgentsService {
       const now = await transaction.now();
       await transaction.update(existing.id, { status: 'online', lastSeenAt: now });
       // Between our first UPDATE and the lock another heartbeat may have brought it online already.
-      if (existing.status === 'online') return false;
-      await transaction.enqueue(agentCameOnline({ ...existing, lastSeenAt: now }));
-      return true;
+      if (existing.status === 'offline') await transaction.enqueue(agentCameOnline({ ...existing, lastSeenAt: now }));
     });
-    if (cameOnline) await this.relay.flush();
     return reply;
   }
 }

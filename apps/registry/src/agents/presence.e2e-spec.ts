@@ -17,8 +17,8 @@ import {
   type TestInfrastructure,
 } from '@ioa/testing';
 import { RegistryModule } from '../registry.module.js';
-import { watchRegistryEvents } from '../registry-events.testing.js';
-import { newAgentRegistration } from './agent-registration.factory.js';
+import { watchRegistryEvents } from '../testing/registry-events.js';
+import { newAgentRegistration } from '../testing/agent-registration.factory.js';
 
 /** Presence with a one-second TTL and a fast sweep, so silence is noticed within about a second. */
 describe('agent presence', () => {
@@ -69,7 +69,12 @@ describe('agent presence', () => {
     const online = await watcher.waitFor(AgentCameOnlineV1, agent.id);
     const back = await client.request(GetAgentV1, { id: agent.id });
     expect(back).toMatchObject({ status: 'online', revision: 1 });
-    expect(online.payload).toEqual({ agentId: agent.id, name: agent.name, status: 'online', lastSeenAt: back.lastSeenAt });
+    expect(online.payload).toEqual({
+      agentId: agent.id,
+      name: agent.name,
+      status: 'online',
+      lastSeenAt: back.lastSeenAt,
+    });
     expect(Date.parse(back.lastSeenAt)).toBeGreaterThan(Date.parse(agent.lastSeenAt));
   });
 

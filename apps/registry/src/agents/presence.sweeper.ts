@@ -1,13 +1,6 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { registryConfig } from '../registry.config.js';
-import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { agentWentOffline } from './agent.events.js';
 import { AgentsRepository } from './agents.repository.js';
 
@@ -27,7 +20,6 @@ export class PresenceSweeper implements OnApplicationBootstrap, OnModuleDestroy 
 
   constructor(
     private readonly agents: AgentsRepository,
-    private readonly relay: OutboxRelay,
     @Inject(registryConfig.KEY) private readonly config: ConfigType<typeof registryConfig>,
   ) {}
 
@@ -46,7 +38,9 @@ export class PresenceSweeper implements OnApplicationBootstrap, OnModuleDestroy 
         (error: unknown) => {
           // Once per streak: a database outage must not log ten lines a second.
           if (!this.failing) {
-            this.logger.warn(`Presence sweep failed, retrying: ${error instanceof Error ? error.message : String(error)}`);
+            this.logger.warn(
+              `Presence sweep failed, retrying: ${error instanceof Error ? error.message : String(error)}`,
+            );
           }
           this.failing = true;
         },
@@ -63,7 +57,6 @@ export class PresenceSweeper implements OnApplicationBootstrap, OnModuleDestroy 
       await transaction.enqueue(...agents.map(agentWentOffline));
       return agents;
     });
-    if (silent.length > 0) await this.relay.flush();
     return silent.length;
   }
 

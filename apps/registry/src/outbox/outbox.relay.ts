@@ -1,28 +1,33 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { ALL_CONTRACTS, type EventContract } from '@ioa/contracts';
 import { EventBus } from '@ioa/messaging';
+import type { OutboxEventEntity } from './outbox-event.entity.js';
 import { OutboxRepository } from './outbox.repository.js';
 
-const BATCH_SIZE = 100;
-/** Rows left behind by a failed publish (or a crashed replica) are retried this often. */
-const RETRY_INTERVAL_MS = 1000;
+const RECOVERY_BATCH = 100;
+/** How often each replica looks for rows nobody published (a failed publish, a crashed replica). */
+export const OUTBOX_RECOVERY_INTERVAL_MS = 2000;
+/** A row this old was not published by the replica that wrote it: after commit, publishing takes milliseconds. */
+export const OUTBOX_ORPHAN_AGE_SECONDS = 10;
 
 const EVENT_CONTRACTS = new Map<string, EventContract<unknown>>(
   ALL_CONTRACTS.filter((contract) => contract.kind === 'event').map((contract) => [contract.subject, contract]),
 );
 
 /**
- * Publishes outbox rows through the `EventBus`, oldest first, and deletes them once JetStream has acknowledged them.
- * Services call `flush()` right after their transaction commits (so the event is out before the reply); a timer
- * picks up whatever a failed publish or another, crashed replica left behind. Several replicas may publish the same
- * row; the message id makes JetStream keep one.
+ * Publishes outbox rows through the `EventBus` and deletes them once JetStream has acknowledged them.
+ *
+ * The replica that committed a change publishes its own rows right away (`publishCommitted`, before the reply), so
+ * replicas do not publish each other's events. A timer recovers orphans — rows older than a grace period, left by a
+ * failed publish or a crashed replica. Delivery is at least once: a row published but not yet deleted when its
+ * replica died is published again, with the same message id, which JetStream drops within its duplicate window.
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(OutboxRelay.name);
   private timer?: NodeJS.Timeout;
-  private active?: Promise<void>;
-  private queued?: Promise<void>;
+  private recovering?: Promise<void>;
+  private readonly inFlight = new Set<Promise<void>>();
   private closed = false;
   private failing = false;
 
@@ -32,78 +37,85 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.flush(), RETRY_INTERVAL_MS);
+    this.timer = setInterval(() => void this.recoverOrphans(), OUTBOX_RECOVERY_INTERVAL_MS);
     this.timer.unref();
-    void this.flush();
   }
 
   /**
-   * Publishes everything in the outbox, including what was written before this call. Never rejects: a failure is
-   * logged and the rows stay for the next attempt. Concurrent callers share one queued pass.
+   * Publishes rows whose transaction has committed, then deletes them. Never rejects: whatever fails stays in the
+   * outbox and is recovered later.
    */
-  flush(): Promise<void> {
-    if (this.closed) return Promise.resolve();
-    if (this.queued) return this.queued;
-    const previous = this.active ?? Promise.resolve();
-    const pass: Promise<void> = previous.then(async () => {
-      this.queued = undefined;
-      this.active = pass;
-      try {
-        await this.drain();
-      } catch (error) {
-        this.reportFailure('publish registry events', error);
-      } finally {
-        if (this.active === pass) this.active = undefined;
-      }
-    });
-    this.queued = pass;
-    return pass;
+  publishCommitted(rows: OutboxEventEntity[]): Promise<void> {
+    if (rows.length === 0 || this.closed) return Promise.resolve();
+    const work = this.publishAndRemove(rows).finally(() => this.inFlight.delete(work));
+    this.inFlight.add(work);
+    return work;
   }
 
-  private async drain(): Promise<void> {
+  /** One recovery pass (the timer runs them; exposed for tests and for a manual drain). */
+  recoverOrphans(): Promise<void> {
+    this.recovering ??= this.recover().finally(() => {
+      this.recovering = undefined;
+    });
+    return this.recovering;
+  }
+
+  private async recover(): Promise<void> {
     while (!this.closed) {
-      let rows;
+      let rows: OutboxEventEntity[];
       try {
-        rows = await this.outbox.oldest(BATCH_SIZE);
+        rows = await this.outbox.orphans(OUTBOX_ORPHAN_AGE_SECONDS, RECOVERY_BATCH);
       } catch (error) {
         this.reportFailure('read the outbox', error);
         return;
       }
-      const published: string[] = [];
-      let failed = false;
-      for (const row of rows) {
-        const contract = EVENT_CONTRACTS.get(row.subject);
-        if (!contract) {
-          // Only a rolled-back deployment could leave an event this version does not know; it can never be sent.
-          this.logger.error(`Dropping outbox row ${row.id}: no event contract for ${row.subject}`);
-          published.push(row.id);
-          continue;
-        }
-        try {
-          await this.events.publish(contract, row.payload, { messageId: row.messageId });
-          published.push(row.id);
-        } catch (error) {
-          this.reportFailure(`publish ${row.subject}`, error);
-          failed = true;
-          break; // keep the order: later events wait for this one
-        }
-      }
-      try {
-        await this.outbox.remove(published);
-      } catch (error) {
-        // The rows are published again later; their message ids make the stream drop the repeats.
-        this.reportFailure('clear published outbox rows', error);
-        return;
-      }
-      if (!failed && published.length > 0 && this.failing) {
-        this.failing = false;
-        this.logger.log('Publishing registry events again');
-      }
-      if (failed || rows.length < BATCH_SIZE) return;
+      if (rows.length === 0) return;
+      const complete = await this.publishAndRemove(rows);
+      if (!complete || rows.length < RECOVERY_BATCH) return;
     }
   }
 
-  /** Logs the first failure of a streak only: a broker outage must not flood the log once per second. */
+  /** Publishes in row order and deletes what was acknowledged; true when every row went out. */
+  private async publishAndRemove(rows: OutboxEventEntity[]): Promise<boolean> {
+    // One connection sends in call order, so publishing the rows at once keeps their order while paying one
+    // acknowledgement round trip instead of one per event.
+    const outcomes = await Promise.allSettled(rows.map((row) => this.publish(row)));
+    const firstFailure = outcomes.findIndex((outcome) => outcome.status === 'rejected');
+    if (firstFailure !== -1) {
+      this.reportFailure(
+        `publish ${rows[firstFailure].subject}`,
+        (outcomes[firstFailure] as PromiseRejectedResult).reason,
+      );
+    }
+    // Everything from the first failure on is sent again later, in order; the stream drops what it already has.
+    // After such a partial failure a newer event can follow an older one, which is why events carry `revision`
+    // (cards) and `lastSeenAt` (presence): consumers keep the newest.
+    const published = firstFailure === -1 ? rows : rows.slice(0, firstFailure);
+    try {
+      await this.outbox.remove(published.map((row) => row.id));
+    } catch (error) {
+      this.reportFailure('clear published outbox rows', error);
+      return false;
+    }
+    if (firstFailure !== -1) return false;
+    if (this.failing) {
+      this.failing = false;
+      this.logger.log('Publishing registry events again');
+    }
+    return true;
+  }
+
+  private async publish(row: OutboxEventEntity): Promise<void> {
+    const contract = EVENT_CONTRACTS.get(row.subject);
+    if (!contract) {
+      // Only a rolled-back deployment could leave an event this version does not know; it can never be sent.
+      this.logger.error(`Dropping outbox row ${row.id}: no event contract for ${row.subject}`);
+      return;
+    }
+    await this.events.publish(contract, row.payload, { messageId: row.messageId });
+  }
+
+  /** Logs the first failure of a streak only: a broker outage must not flood the log. */
   private reportFailure(action: string, error: unknown): void {
     if (this.failing) return;
     this.failing = true;
@@ -113,6 +125,6 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
-    await (this.queued ?? this.active);
+    await Promise.allSettled([this.recovering, ...this.inFlight]);
   }
 }

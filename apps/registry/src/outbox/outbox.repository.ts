@@ -8,21 +8,32 @@ import type { OutboxMessage } from './outbox-message.js';
 export class OutboxRepository {
   constructor(@InjectRepository(OutboxEventEntity) private readonly outbox: Repository<OutboxEventEntity>) {}
 
-  /** Writes messages inside the caller's transaction: they exist if and only if the change they report commits. */
-  async enqueue(manager: EntityManager, messages: OutboxMessage[]): Promise<void> {
-    if (messages.length === 0) return;
-    await manager.insert(
-      OutboxEventEntity,
-      messages.map((message) => ({
+  /**
+   * Writes messages inside the caller's transaction: they exist if and only if the change they report commits.
+   * Returns the stored rows, for the caller to publish once committed.
+   */
+  async enqueue(manager: EntityManager, messages: OutboxMessage[]): Promise<OutboxEventEntity[]> {
+    if (messages.length === 0) return [];
+    const rows = messages.map((message) =>
+      Object.assign(new OutboxEventEntity(), {
         subject: message.contract.subject,
         messageId: message.messageId,
-        payload: message.payload as object,
-      })),
+        payload: message.payload,
+      }),
     );
+    const result = await manager.insert(OutboxEventEntity, rows);
+    result.identifiers.forEach((identifier, index) => (rows[index].id = String(identifier.id)));
+    return rows;
   }
 
-  oldest(limit: number): Promise<OutboxEventEntity[]> {
-    return this.outbox.find({ order: { id: 'ASC' }, take: limit });
+  /** Rows nobody published: older than `minimumAgeSeconds` (by the database clock), oldest first. */
+  orphans(minimumAgeSeconds: number, limit: number): Promise<OutboxEventEntity[]> {
+    return this.outbox
+      .createQueryBuilder('event')
+      .where('event.createdAt < now() - make_interval(secs => :age)', { age: minimumAgeSeconds })
+      .orderBy('event.id', 'ASC')
+      .limit(limit)
+      .getMany();
   }
 
   async remove(ids: string[]): Promise<void> {

@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { ContractError } from '@ioa/contracts';
 import { decideReport } from './task-report.rules.js';
 

@@ -5,6 +5,7 @@ import {
   AgentIndexedV1,
   AssignTaskV1,
   GetGoalV1,
+  HeartbeatAgentV1,
   ListGoalEventsV1,
   ProposeMoveV1,
   RegisterAgentV1,
@@ -40,6 +41,7 @@ import { SchedulerModule } from '../scheduler.module.js';
 export type Envelope<T> = { ok: true; data: T } | { ok: false; error: ErrorBody };
 
 const decoder = new TextDecoder();
+const HEARTBEAT_INTERVAL_MS = 250;
 
 export interface SchedulerHarness {
   infrastructure: TestInfrastructure;
@@ -71,6 +73,9 @@ export async function startScheduler(environment: Record<string, string> = {}): 
     CHAT_TURN_TIMEOUT_SWEEP_MS: '50',
     CHAT_OUTBOX_RETRY_MS: '200',
     DISCOVERY_RECONCILE_ON_BOOT: 'false',
+    // Short presence TTL so a silent agent goes offline quickly; test agents heartbeat well within it.
+    REGISTRY_HEARTBEAT_TTL_SECONDS: '2',
+    REGISTRY_PRESENCE_SWEEP_MS: '100',
     ...environment,
   });
   const boot = (module: Type, name: string) => createService(module, { name, logger: ['error', 'fatal'] });
@@ -101,17 +106,14 @@ export async function startScheduler(environment: Record<string, string> = {}): 
       return reply.data;
     },
     goalWhen(goalId, predicate, message) {
-      let last: GoalV1 | undefined;
       return expectEventually(
         async (): Promise<GoalV1> => {
-          last = await harness.ok(GetGoalV1, { goalId });
-          if (!predicate(last)) throw new Error('not yet');
-          return last;
+          const goal = await harness.ok(GetGoalV1, { goalId });
+          if (!predicate(goal)) throw new Error(`last seen: ${JSON.stringify(goal)}`);
+          return goal;
         },
-        {
-          timeoutMs: 15_000,
-          message: `${message ?? `goal ${goalId} did not reach the expected state`} (last: ${JSON.stringify(last)})`,
-        },
+        // Generous: test files run in parallel on small machines, and the embedded database shares their CPU.
+        { timeoutMs: 30_000, message: message ?? `goal ${goalId} did not reach the expected state` },
       );
     },
     goalIn(goalId, status) {
@@ -192,7 +194,15 @@ export const TRANSLATOR: AgentSpec = {
   ],
 };
 
-type MoveFields = Partial<ProposeMoveV1Request> & Pick<ProposeMoveV1Request, 'type'>;
+let agentCounter = 0;
+
+/** A spec with a unique name (agent names are unique in the registry), e.g. `anAgent(WRITER)`. */
+export function anAgent(spec: AgentSpec, overrides: Partial<AgentSpec> = {}): AgentSpec {
+  agentCounter += 1;
+  return { ...spec, ...overrides, name: `${overrides.name ?? spec.name}-${agentCounter}` };
+}
+
+export type MoveFields = Partial<ProposeMoveV1Request> & Pick<ProposeMoveV1Request, 'type'>;
 
 /**
  * An agent as an external process would be: registered in the registry, serving its own task subject
@@ -203,6 +213,8 @@ export class TestAgent {
   readonly assignments: TaskAssignmentV1Request[] = [];
   readonly cancellations: TaskCanceledV1Event[] = [];
   readonly turns: TurnGrantedV1Event[] = [];
+  /** Moves of this agent that chat rejected (a turn that went stale meanwhile, for example). */
+  readonly rejections: ErrorBody[] = [];
   /** How the agent answers a delivered task (default: accept). */
   onTask: (assignment: TaskAssignmentV1Request) => TaskAssignmentV1Response | Promise<TaskAssignmentV1Response> = () => ({
     accepted: true,
@@ -211,6 +223,7 @@ export class TestAgent {
   onTurn: (turn: TurnGrantedV1Event) => MoveFields | undefined | Promise<MoveFields | undefined> = () => undefined;
   private taskSubscription?: Subscription;
   private readonly subscriptions: Subscription[] = [];
+  private heartbeat?: NodeJS.Timeout;
 
   private constructor(
     private readonly connection: NatsConnection,
@@ -245,6 +258,9 @@ export class TestAgent {
       // Searches see the agent only once discovery has embedded its card.
       await expectEventually(() => indexed.includes(agent.id), { message: `${spec.name} was never indexed` });
       agent.serve();
+      agent.heartbeat = setInterval(() => {
+        void rawRequest(connection, HeartbeatAgentV1.subject, { id: agent.id }).catch(() => undefined);
+      }, HEARTBEAT_INTERVAL_MS);
       return agent;
     } finally {
       watch.unsubscribe();
@@ -291,10 +307,14 @@ export class TestAgent {
   }
 
   private async speak(turn: TurnGrantedV1Event): Promise<void> {
-    const fields = await this.onTurn(turn);
-    if (!fields) return;
-    const reply = await this.propose(turn, fields);
-    if (!reply.ok) throw new Error(`${this.name}'s move was rejected: ${JSON.stringify(reply.error)}`);
+    try {
+      const fields = await this.onTurn(turn);
+      if (!fields) return;
+      const reply = await this.propose(turn, fields);
+      if (!reply.ok) this.rejections.push(reply.error);
+    } catch (error) {
+      this.rejections.push({ code: 'INTERNAL', message: String(error), retryable: false });
+    }
   }
 
   propose(turn: Pick<TurnGrantedV1Event, 'groupId' | 'turn'>, fields: MoveFields): Promise<Envelope<ProposeMoveV1Response>> {
@@ -328,7 +348,13 @@ export class TestAgent {
     );
   }
 
+  /** Stops heartbeating: the registry marks the agent offline once its TTL passes. */
+  goSilent(): void {
+    clearInterval(this.heartbeat);
+  }
+
   stop(): void {
+    this.goSilent();
     this.stopServingTasks();
     this.subscriptions.forEach((subscription) => subscription.unsubscribe());
   }

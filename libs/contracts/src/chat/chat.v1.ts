@@ -327,7 +327,10 @@ export class ProposeMoveV1Request {
   @IsText(20000)
   content: string;
 
-  /** Required for `discussion` and task-assigning moves: a member id, or `user` to ask the person a question. */
+  /**
+   * Required for `discussion` and `async_task_assign`: a member id, or `user` to ask the person a question.
+   * Not used by `sync_task_assign`: the turn returns to the assigner when its sync tasks finish.
+   */
   @IsOptional()
   @IsString()
   @MaxLength(64)

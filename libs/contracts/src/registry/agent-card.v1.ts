@@ -124,10 +124,9 @@ export class AgentDescriptionV1 {
 export function IsAgentVersion(): PropertyDecorator {
   return (target, key) => {
     IsString()(target, key);
-    Matches(/^[0-9A-Za-z.+-]{1,40}$/, { message: 'version must be 1-40 characters of letters, digits, ".", "+" or "-"' })(
-      target,
-      key,
-    );
+    Matches(/^[0-9A-Za-z.+-]{1,40}$/, {
+      message: 'version must be 1-40 characters of letters, digits, ".", "+" or "-"',
+    })(target, key);
   };
 }
 

@@ -31,7 +31,6 @@ import {
   type AgentStatus,
 } from './agent-card.v1.js';
 
-
 /** JetStream stream that keeps registry events, so discovery and other consumers never miss a change. */
 export const REGISTRY_EVENTS_STREAM = 'IOA_REGISTRY_EVENTS';
 

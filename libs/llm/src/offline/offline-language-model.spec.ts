@@ -180,6 +180,7 @@ describe('the offline model', () => {
       expect(output.nextSpeaker).toBe(codeRunner.agentId);
       expect(output.tasks).toHaveLength(1);
       expect(output.tasks?.[0].assigneeId).toBe(writer.agentId);
+      expect(output.tasks?.[0].description).toMatch(/^Compose a report from the results below\.\n\nGoal: Compute the sum/);
       expect(output.tasks?.[0].description).toContain('### code-runner: Compute\n24133');
       expect(output.tasks?.[0].description).toContain('### doc-researcher: Presence\n(failed: no index)');
     });
@@ -329,13 +330,12 @@ describe('the offline model', () => {
           title: 'Compose a report',
           goal: 'Explain presence',
           description: 'Compose a report from these results:\n\n### code-runner: Compute\n24133\n\n### doc-researcher: Presence\nduplicate',
-          inputs: '### doc-researcher: Presence\n- Agents heartbeat.\n- Silence past the TTL means offline.',
+          inputs: '### doc-researcher: Presence\n- Agents heartbeat.\n- Silence past the TTL\n  means offline.',
         }),
       );
       expect(output.report).toBe(
         [
-          '# Compose a report',
-          '_Goal: Explain presence_',
+          '# Report: Explain presence',
           '## Summary',
           '- 2 result(s): doc-researcher: Presence; code-runner: Compute',
           '## doc-researcher: Presence',
@@ -347,8 +347,9 @@ describe('the offline model', () => {
     });
 
     it('treats inputs without sections as one section', async () => {
-      const { output } = await model.decide(callFor(WriterReportPurpose, { title: 'T', description: 'd', inputs: 'line one\nline two' }));
-      expect(output.report).toContain('## Inputs\n\n- line one\n- line two');
+      const { output } = await model.decide(callFor(WriterReportPurpose, { title: 'T', description: 'd', inputs: 'paragraph one,\nwrapped\n\nparagraph two' }));
+      expect(output.report).toContain('# T\n\n## Summary');
+      expect(output.report).toContain('## Inputs\n\n- paragraph one, wrapped\n- paragraph two');
     });
   });
 

@@ -121,10 +121,8 @@ export function turnMove(input: TurnMoveInput): TurnMoveOutput {
 
 function writerAssignment(input: TurnMoveInput, writer: AgentProfile, request: string): TurnMoveOutput {
   const sections = resultSections(input.tasks, input.members);
-  const description = truncate(
-    `Compose a report from these results for: ${request}${sections ? `\n\n${sections}` : ''}`,
-    8000,
-  );
+  // First sentence short (it becomes the brief's abstract); the request on its own line for the writer's title.
+  const description = truncate(`Compose a report from the results below.\n\nGoal: ${request}${sections ? `\n\n${sections}` : ''}`, 8000);
   return {
     type: 'sync_task_assign',
     content: `${writer.name}, please compose the report from the results.`,

@@ -1,5 +1,5 @@
 import type { WriterReportInput, WriterReportOutput } from '../purposes/writer.purpose.js';
-import { truncate } from './text.js';
+import { firstSentence, truncate } from './text.js';
 
 interface Section {
   heading: string;
@@ -21,11 +21,12 @@ function parseSections(text: string): Section[] {
 
 const MAX_BULLETS = 12;
 
+/** One bullet per paragraph (or per list item); hard-wrapped lines of a paragraph are joined. */
 function bullets(body: string): string {
   if (body.includes('```')) return body; // code stays a block, as written
   const lines = body
-    .split('\n')
-    .map((line) => line.trim().replace(/^[-*•]\s+/, ''))
+    .split(/\n\s*\n|\n(?=\s*(?:[-*•]|\d+\.)\s)/)
+    .map((paragraph) => paragraph.replace(/\s*\n\s*/g, ' ').trim().replace(/^[-*•]\s+/, ''))
     .filter((line) => line.length > 0);
   if (lines.length === 0) return '- (empty)';
   const shown = lines.slice(0, MAX_BULLETS).map((line) => `- ${truncate(line, 400)}`);
@@ -34,9 +35,10 @@ function bullets(body: string): string {
 }
 
 /**
- * `writer.report`: a Markdown report assembled from the inputs — a title, a summary listing the sources, then one
- * heading per `### ` section of the inputs (and of the description, de-duplicated by heading) with its lines as
- * bullet points (at most 12; code blocks kept as they are). Inputs without sections become one "Inputs" section.
+ * `writer.report`: a Markdown report assembled from the inputs — a title ("Report: <goal's first sentence>" when the
+ * goal is known, else the task's title), a summary listing the sources, then one heading per `### ` section of the
+ * inputs (and of the description, de-duplicated by heading) with one bullet point per paragraph or list item (at
+ * most 12; code blocks kept as they are). Inputs without sections become one "Inputs" section.
  */
 export function writerReport(input: WriterReportInput): WriterReportOutput {
   const seen = new Set<string>();
@@ -46,8 +48,7 @@ export function writerReport(input: WriterReportInput): WriterReportOutput {
     return true;
   });
   if (sections.length === 0 && input.inputs.trim().length > 0) sections.push({ heading: 'Inputs', body: input.inputs.trim() });
-  const parts = [`# ${input.title}`];
-  if (input.goal) parts.push(`_Goal: ${truncate(input.goal.replace(/\s+/g, ' '), 500)}_`);
+  const parts = [input.goal ? `# Report: ${firstSentence(input.goal, 200)}` : `# ${input.title}`];
   parts.push(
     '## Summary',
     sections.length > 0

@@ -60,7 +60,8 @@ export class DocResearcherAgent implements HostedAgent {
     }
     const lines = passages.map((passage, rank) => {
       const excerpt = passage.content.length > PASSAGE_CHARS ? `${passage.content.slice(0, PASSAGE_CHARS - 1)}…` : passage.content;
-      return `${rank + 1}. **${passage.title} › ${passage.heading}** (source: ${passage.source}, score ${passage.score.toFixed(2)})\n${excerpt}`;
+      const where = passage.heading.startsWith(passage.title) ? passage.heading : `${passage.title} › ${passage.heading}`;
+      return `${rank + 1}. **${where}** (source: ${passage.source}, score ${passage.score.toFixed(2)})\n${excerpt}`;
     });
     return { state: 'completed', content: `Passages answering "${question}":\n\n${lines.join('\n\n')}` };
   }

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { agentHostConfig, type AgentHostConfig } from '../../agent-host.config.js';
 import { chunkMarkdown, CHUNKER_VERSION } from './chunking.js';
 import { DocumentIndexRepository, type PassageMatch } from './document-index.repository.js';
@@ -33,7 +33,7 @@ export function locateDocuments(configured: string | undefined): string {
 
 /** Keeps the pgvector index in step with the shipped Markdown documents, and searches it. */
 @Injectable()
-export class DocumentIndexService {
+export class DocumentIndexService implements OnApplicationBootstrap {
   private readonly logger = new Logger(DocumentIndexService.name);
   private ready?: Promise<IndexingReport>;
 
@@ -42,6 +42,11 @@ export class DocumentIndexService {
     @Inject(TEXT_EMBEDDER) private readonly embedder: TextEmbedder,
     @Inject(agentHostConfig.KEY) private readonly config: AgentHostConfig,
   ) {}
+
+  /** Indexes at boot when the researcher is hosted, so its first question does not pay for it. */
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.agents.includes('doc-researcher')) await this.ensureIndexed();
+  }
 
   /** Indexes once per process (idempotent); searches wait for it. */
   ensureIndexed(): Promise<IndexingReport> {

@@ -37,8 +37,10 @@ export class WriterAgent implements HostedAgent {
 
   async run({ assignment }: TaskWork): Promise<TaskOutcome> {
     const { brief } = assignment;
+    // A leader's request names the goal on a "Goal:" line (the offline rules write it so); it titles the report.
+    const goal = /^Goal:\s*(.+)$/m.exec(brief.description)?.[1]?.trim();
     const { output, usage } = await this.model.decide(
-      callFor(WriterReportPurpose, { title: brief.abstract, description: brief.description, inputs: brief.inputs }),
+      callFor(WriterReportPurpose, { title: brief.abstract, description: brief.description, inputs: brief.inputs, goal }),
     );
     return { state: 'completed', content: output.report, usage };
   }

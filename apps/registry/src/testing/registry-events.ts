@@ -53,10 +53,9 @@ export async function watchRegistryEvents(connection: NatsConnection): Promise<{
     events,
     about,
     waitFor: async (contract, agentId) =>
-      (await expectEventually(
-        () => about(agentId).find((event) => event.subject === contract.subject),
-        { message: `No ${contract.subject} event about ${agentId}` },
-      )) as ObservedEvent,
+      (await expectEventually(() => about(agentId).find((event) => event.subject === contract.subject), {
+        message: `No ${contract.subject} event about ${agentId}`,
+      })) as ObservedEvent,
     stop: () => subscriptions.forEach((subscription) => subscription.unsubscribe()),
   };
 }

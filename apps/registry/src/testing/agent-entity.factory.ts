@@ -1,4 +1,4 @@
-import { AgentEntity } from './agent.entity.js';
+import { AgentEntity } from '../agents/agent.entity.js';
 
 /** A stored agent, for pure specs: override what the scenario is about. */
 export function newAgentEntity(overrides: Partial<AgentEntity> = {}): AgentEntity {

@@ -1,0 +1,32 @@
+import { Module } from '@nestjs/common';
+import { LlmModule } from '@ioa/llm';
+import { agentHostConfig, type AgentHostConfig } from '../agent-host.config.js';
+import { CodeRunnerAgent } from './code-runner/code-runner.agent.js';
+import { DocResearcherAgent } from './doc-researcher/doc-researcher.agent.js';
+import { DocumentIndexRepository } from './doc-researcher/document-index.repository.js';
+import { DocumentIndexService } from './doc-researcher/document-index.service.js';
+import { HashingTextEmbedder, TEXT_EMBEDDER } from './doc-researcher/text-embedder.js';
+import { HOSTED_AGENTS, type HostedAgent } from './hosted-agent.js';
+import { WriterAgent } from './writer/writer.agent.js';
+
+/** The built-in agents; `HOSTED_AGENTS` lists those the configuration enables. */
+@Module({
+  imports: [LlmModule],
+  providers: [
+    CodeRunnerAgent,
+    DocResearcherAgent,
+    WriterAgent,
+    DocumentIndexRepository,
+    DocumentIndexService,
+    // Minimal local embedder until discovery's moves to a library (see text-embedder.ts).
+    { provide: TEXT_EMBEDDER, useFactory: () => new HashingTextEmbedder() },
+    {
+      provide: HOSTED_AGENTS,
+      inject: [agentHostConfig.KEY, CodeRunnerAgent, DocResearcherAgent, WriterAgent],
+      useFactory: (config: AgentHostConfig, ...agents: HostedAgent[]): HostedAgent[] =>
+        agents.filter((agent) => config.agents.includes(agent.name)),
+    },
+  ],
+  exports: [HOSTED_AGENTS, DocumentIndexService],
+})
+export class AgentsModule {}
