@@ -11,7 +11,13 @@ import {
   type ListAgentsV1Response,
 } from '@ioa/contracts';
 import { createService } from '@ioa/messaging';
-import { connectRaw, expectEventually, rawRequest, startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
+import {
+  connectRaw,
+  expectEventually,
+  rawRequest,
+  startTestInfrastructure,
+  type TestInfrastructure,
+} from '@ioa/testing';
 import { AgentHostModule } from '../apps/agent-host/src/agent-host.module.js';
 import { ChatModule } from '../apps/chat/src/chat.module.js';
 import { RegistryModule } from '../apps/registry/src/registry.module.js';
@@ -72,7 +78,9 @@ describe('agent-host with the real registry, chat and scheduler', () => {
       async () => {
         if (Date.now() - started < 2500) return false;
         const cards = await builtIns();
-        return cards.every((card) => card.status === 'online' && Date.parse(card.lastSeenAt) > (seen.get(card.id) ?? 0));
+        return cards.every(
+          (card) => card.status === 'online' && Date.parse(card.lastSeenAt) > (seen.get(card.id) ?? 0),
+        );
       },
       { timeoutMs: 10_000, message: 'the built-in agents stay online' },
     );
@@ -93,9 +101,15 @@ describe('agent-host with the real registry, chat and scheduler', () => {
       { timeoutMs: 60_000, intervalMs: 200, message: 'the goal completes' },
     )) as GoalV1;
     const byAssignee = (name: string) => goal.tasks.filter((task) => task.assigneeName === name);
-    expect(byAssignee('code-runner')).toEqual([expect.objectContaining({ mode: 'async', state: 'completed', result: expect.stringMatching(/^42\n/) })]);
+    expect(byAssignee('code-runner')).toEqual([
+      expect.objectContaining({ mode: 'async', state: 'completed', result: expect.stringMatching(/^42\n/) }),
+    ]);
     expect(byAssignee('doc-researcher')).toEqual([
-      expect.objectContaining({ mode: 'async', state: 'completed', result: expect.stringContaining('source: presence.md') }),
+      expect.objectContaining({
+        mode: 'async',
+        state: 'completed',
+        result: expect.stringContaining('source: presence.md'),
+      }),
     ]);
     expect(byAssignee('writer')).toEqual([expect.objectContaining({ mode: 'sync', state: 'completed' })]);
     expect(goal.conclusion).toBe(byAssignee('writer')[0].result);

@@ -72,16 +72,12 @@ const FORECASTER = card(
   },
 );
 /** Never heartbeats: it turns offline after the TTL. */
-const POET = card(
-  'sonnet-poet',
-  'Writes poems and sonnets about the sea, love and the seasons, in rhyming verse.',
-  {
-    name: 'Write poems',
-    description: 'Write a rhyming poem or sonnet on a given theme.',
-    tags: ['poetry', 'writing'],
-    examples: ['Write a sonnet about the sea'],
-  },
-);
+const POET = card('sonnet-poet', 'Writes poems and sonnets about the sea, love and the seasons, in rhyming verse.', {
+  name: 'Write poems',
+  description: 'Write a rhyming poem or sonnet on a given theme.',
+  tags: ['poetry', 'writing'],
+  examples: ['Write a sonnet about the sea'],
+});
 
 /**
  * The agents API end to end: registry, discovery and the gateway booted as they run in production (each its own
@@ -132,14 +128,13 @@ describe('the agents API over HTTP, with the registry and discovery behind the g
     await external.flush();
     for (const registration of [TRANSLATOR, CODE_RUNNER, FORECASTER, POET]) {
       const reply = await rawRequest(external, RegisterAgentV1.subject, registration);
+      expect(reply.error).toBeUndefined();
       expect(reply).toMatchObject({ ok: true, data: { created: true } });
       ids[registration.name] = (reply.data as { agent: { id: string } }).agent.id;
     }
     heartbeats = setInterval(() => {
       for (const live of [TRANSLATOR, CODE_RUNNER, FORECASTER]) {
-        external
-          .request(HeartbeatAgentV1.subject, JSON.stringify({ id: ids[live.name] }))
-          .catch(() => undefined);
+        external.request(HeartbeatAgentV1.subject, JSON.stringify({ id: ids[live.name] })).catch(() => undefined);
       }
     }, HEARTBEAT_EVERY_MS);
     await expectEventually(() => Object.values(ids).every((id) => indexed.has(id)), {

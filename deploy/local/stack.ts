@@ -185,7 +185,10 @@ async function startStackWithCleanups(
   let reportFailure: (failure: ServiceFailure) => void = () => undefined;
   const failure = new Promise<ServiceFailure>((resolveFailure) => (reportFailure = resolveFailure));
   const children = new Map<ServiceName, ChildProcess>();
-  const lastLines = new Map<ServiceName, string[]>();
+  cleanups.push(async () => {
+    stopping = true;
+    await Promise.all([...children.values()].map((child) => stopChild(child, 10_000)));
+  });
 
   throwIfAborted();
   for (const service of options.services) {
@@ -199,7 +202,6 @@ async function startStackWithCleanups(
     );
     children.set(service, child);
     const lines: string[] = [];
-    lastLines.set(service, lines);
     const prefix = servicePrefix(service);
     forwardLines(child, (line) => {
       lines.push(line);
@@ -211,11 +213,6 @@ async function startStackWithCleanups(
       reportFailure({ service, exitCode, signal, lastLines: [...lines] });
     });
   }
-  cleanups.push(async () => {
-    stopping = true;
-    await Promise.all([...children.values()].map((child) => stopChild(child, 10_000)));
-  });
-
   const gatewayUrl = gatewayPort === undefined ? undefined : `http://127.0.0.1:${gatewayPort}`;
   const startedAt = Date.now();
   const early = await Promise.race([

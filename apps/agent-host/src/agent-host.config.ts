@@ -83,7 +83,9 @@ function numberOr(value: string | undefined, fallback: number): number {
 export const agentHostConfig = registerAs('agentHost', () => {
   validateEnvironment(process.env, AgentHostEnvironment);
   const env = process.env;
-  const agents = (env.AGENT_HOST_AGENTS ? env.AGENT_HOST_AGENTS.split(',') : [...BUILT_IN_AGENTS]) as BuiltInAgentName[];
+  const agents = (
+    env.AGENT_HOST_AGENTS ? env.AGENT_HOST_AGENTS.split(',') : [...BUILT_IN_AGENTS]
+  ) as BuiltInAgentName[];
   return {
     owner: env.AGENT_HOST_OWNER || 'ioa-builtin',
     agents: [...new Set(agents)],
@@ -96,7 +98,10 @@ export const agentHostConfig = registerAs('agentHost', () => {
     },
     documentsDir: env.AGENT_HOST_DOCUMENTS_DIR || undefined,
     communicator: {
-      enabled: env.AGENT_HOST_COMMUNICATOR === undefined || env.AGENT_HOST_COMMUNICATOR === '' || env.AGENT_HOST_COMMUNICATOR === 'true',
+      enabled:
+        env.AGENT_HOST_COMMUNICATOR === undefined ||
+        env.AGENT_HOST_COMMUNICATOR === '' ||
+        env.AGENT_HOST_COMMUNICATOR === 'true',
       turnConcurrency: numberOr(env.AGENT_HOST_TURN_CONCURRENCY, 32),
       /** Re-proposals after a rejected move, each told the rejection reason. */
       moveRetries: 2,

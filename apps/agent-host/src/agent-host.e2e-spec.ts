@@ -17,7 +17,13 @@ import {
   type TurnGrantedV1Event,
 } from '@ioa/contracts';
 import { createService, validatePayload } from '@ioa/messaging';
-import { connectRaw, expectEventually, rawRequest, startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
+import {
+  connectRaw,
+  expectEventually,
+  rawRequest,
+  startTestInfrastructure,
+  type TestInfrastructure,
+} from '@ioa/testing';
 import { AgentHostModule } from './agent-host.module.js';
 import { DocumentIndexService } from './agents/doc-researcher/document-index.service.js';
 import { PlatformCommunicatorService } from './communicator/platform-communicator.service.js';
@@ -36,7 +42,11 @@ function newBrief(overrides: Partial<TaskBriefV1> = {}): TaskBriefV1 {
   return { abstract: 'A task', inputs: '', description: 'Do it', completionCriteria: 'Done', ...overrides };
 }
 
-function newAssignment(agentId: string, brief: Partial<TaskBriefV1>, overrides: Partial<TaskAssignmentV1Request> = {}): TaskAssignmentV1Request {
+function newAssignment(
+  agentId: string,
+  brief: Partial<TaskBriefV1>,
+  overrides: Partial<TaskAssignmentV1Request> = {},
+): TaskAssignmentV1Request {
   return {
     taskId: randomUUID(),
     goalId: randomUUID(),
@@ -94,7 +104,11 @@ describe('agent-host (real NATS and database; registry, scheduler and chat answe
 
   describe('registration', () => {
     it('registers the three built-in agents like any agent: owner, NATS endpoint, skills with tags and examples', () => {
-      expect(registry.registrations.map((card) => card.name).sort()).toEqual(['code-runner', 'doc-researcher', 'writer']);
+      expect(registry.registrations.map((card) => card.name).sort()).toEqual([
+        'code-runner',
+        'doc-researcher',
+        'writer',
+      ]);
       for (const card of registry.registrations) {
         expect(card).toMatchObject({ owner: 'ioa-builtin', endpoint: { kind: 'nats' } });
         expect(card.skills[0].tags.length).toBeGreaterThan(2);
@@ -103,7 +117,9 @@ describe('agent-host (real NATS and database; registry, scheduler and chat answe
     });
 
     it('heartbeats every agent within the TTL', async () => {
-      await expectEventually(() => [ids.codeRunner, ids.researcher, ids.writer].every((id) => (registry.heartbeats.get(id) ?? 0) >= 3));
+      await expectEventually(() =>
+        [ids.codeRunner, ids.researcher, ids.writer].every((id) => (registry.heartbeats.get(id) ?? 0) >= 3),
+      );
     });
 
     it('registers again when a heartbeat gets NOT_FOUND, and serves the new id', async () => {
@@ -112,7 +128,11 @@ describe('agent-host (real NATS and database; registry, scheduler and chat answe
       const newId = (await expectEventually(() => registry.idOf('writer'))) as string;
       expect(newId).not.toBe(oldId);
       ids.writer = newId;
-      const assignment = newAssignment(newId, { abstract: 'Report', description: 'Compose a report', inputs: '### a: b\nc' });
+      const assignment = newAssignment(newId, {
+        abstract: 'Report',
+        description: 'Compose a report',
+        inputs: '### a: b\nc',
+      });
       expect(await assign(assignment)).toEqual({ ok: true, data: { accepted: true } });
       expect(await finalReport(assignment.taskId)).toMatchObject({ state: 'completed' });
     });
@@ -120,15 +140,22 @@ describe('agent-host (real NATS and database; registry, scheduler and chat answe
 
   describe('tasks', () => {
     it('code-runner: acknowledges at once, reports working, then the output as the result', async () => {
-      const assignment = newAssignment(ids.codeRunner, { description: 'Run `console.log([3, 1, 2].sort().join(","))`' });
+      const assignment = newAssignment(ids.codeRunner, {
+        description: 'Run `console.log([3, 1, 2].sort().join(","))`',
+      });
       expect(await assign(assignment)).toEqual({ ok: true, data: { accepted: true } });
       const report = await finalReport(assignment.taskId);
       expect(scheduler.reportsOf(assignment.taskId)[0]).toMatchObject({ state: 'working', agentId: ids.codeRunner });
-      expect(report).toMatchObject({ state: 'completed', content: expect.stringMatching(/^1,2,3\n\n\(exit code 0, \d+ ms\)$/) });
+      expect(report).toMatchObject({
+        state: 'completed',
+        content: expect.stringMatching(/^1,2,3\n\n\(exit code 0, \d+ ms\)$/),
+      });
     });
 
     it('code-runner: reports a failing script as failed, with its error', async () => {
-      const assignment = newAssignment(ids.codeRunner, { description: 'Run ```js\nthrow new RangeError("out of range")\n```' });
+      const assignment = newAssignment(ids.codeRunner, {
+        description: 'Run ```js\nthrow new RangeError("out of range")\n```',
+      });
       await assign(assignment);
       expect(await finalReport(assignment.taskId)).toMatchObject({
         state: 'failed',
@@ -147,29 +174,46 @@ describe('agent-host (real NATS and database; registry, scheduler and chat answe
       const assignment = newAssignment(ids.codeRunner, { description: 'Run `setInterval(() => {}, 1000)`' });
       await assign(assignment);
       await expectEventually(() => scheduler.reportsOf(assignment.taskId).some((report) => report.state === 'working'));
-      external.publish(subjectFor(TaskCanceledV1, ids.codeRunner), JSON.stringify({ taskId: assignment.taskId, reason: 'Goal canceled' }));
+      external.publish(
+        subjectFor(TaskCanceledV1, ids.codeRunner),
+        JSON.stringify({ taskId: assignment.taskId, reason: 'Goal canceled' }),
+      );
       await expectEventually(() => !dispatch.activeTaskIds().includes(assignment.taskId), { timeoutMs: 5000 });
       expect(scheduler.reportsOf(assignment.taskId).map((report) => report.state)).toEqual(['working']);
     });
 
     it('a slow task does not hold up other tasks of the same agent or of other agents', async () => {
-      const slow = newAssignment(ids.codeRunner, { description: 'Run `new Promise((resolve) => setTimeout(() => resolve("slow done"), 3000))`' });
+      const slow = newAssignment(ids.codeRunner, {
+        description: 'Run `new Promise((resolve) => setTimeout(() => resolve("slow done"), 3000))`',
+      });
       const fast = newAssignment(ids.codeRunner, { description: 'Run `console.log("fast done")`' });
-      const report = newAssignment(ids.writer, { abstract: 'Report', description: 'Compose a report', inputs: '### x: y\nz' });
+      const report = newAssignment(ids.writer, {
+        abstract: 'Report',
+        description: 'Compose a report',
+        inputs: '### x: y\nz',
+      });
       await assign(slow);
       await expectEventually(() => scheduler.reportsOf(slow.taskId).length > 0);
       await Promise.all([assign(fast), assign(report)]);
-      expect(await finalReport(fast.taskId)).toMatchObject({ state: 'completed', content: expect.stringContaining('fast done') });
+      expect(await finalReport(fast.taskId)).toMatchObject({
+        state: 'completed',
+        content: expect.stringContaining('fast done'),
+      });
       expect(await finalReport(report.taskId)).toMatchObject({ state: 'completed' });
       expect(scheduler.reportsOf(slow.taskId).map((entry) => entry.state)).toEqual(['working']);
-      expect(await finalReport(slow.taskId)).toMatchObject({ state: 'completed', content: expect.stringContaining('slow done') });
+      expect(await finalReport(slow.taskId)).toMatchObject({
+        state: 'completed',
+        content: expect.stringContaining('slow done'),
+      });
     });
 
     it('doc-researcher: indexed the shipped documents at boot, and answers with the right document first', async () => {
       const index = service.get(DocumentIndexService);
       const again = await index.synchronize();
       expect(again.indexed).toEqual([]);
-      expect(again.unchanged).toEqual(expect.arrayContaining(['presence.md', 'group-chat.md', 'pgvector.md', 'subjects.md']));
+      expect(again.unchanged).toEqual(
+        expect.arrayContaining(['presence.md', 'group-chat.md', 'pgvector.md', 'subjects.md']),
+      );
 
       const assignment = newAssignment(ids.researcher, {
         description: 'Find in the documents how agents send heartbeats and when they go offline after the TTL',
@@ -177,7 +221,9 @@ describe('agent-host (real NATS and database; registry, scheduler and chat answe
       await assign(assignment);
       const report = await finalReport(assignment.taskId);
       expect(report.state).toBe('completed');
-      expect(report.content).toMatch(/^Passages answering "how agents send heartbeats and when they go offline after the TTL":\n\n1\. \*\*Agent presence and heartbeats/);
+      expect(report.content).toMatch(
+        /^Passages answering "how agents send heartbeats and when they go offline after the TTL":\n\n1\. \*\*Agent presence and heartbeats/,
+      );
       expect(report.content).toMatch(/source: presence\.md/);
 
       const passages = await index.search('Which operator gives the cosine distance in pgvector?', 3);
@@ -188,7 +234,8 @@ describe('agent-host (real NATS and database; registry, scheduler and chat answe
       const assignment = newAssignment(ids.writer, {
         abstract: 'Compose a report from the results',
         description: 'Compose a report from the results below.\n\nGoal: explain presence. In short.',
-        inputs: '### code-runner: Compute\n24133\n\n### doc-researcher: Presence\nAgents heartbeat.\nSilent agents go offline.',
+        inputs:
+          '### code-runner: Compute\n24133\n\n### doc-researcher: Presence\nAgents heartbeat.\nSilent agents go offline.',
       });
       await assign(assignment);
       const report = await finalReport(assignment.taskId);
@@ -230,12 +277,18 @@ describe('agent-host (real NATS and database; registry, scheduler and chat answe
         { depth: 0, maxDepth: 1 },
       );
       await assign(assignment);
-      const goal = await expectEventually(() => scheduler.goals.find((entry) => entry.parentTaskId === assignment.taskId));
+      const goal = await expectEventually(() =>
+        scheduler.goals.find((entry) => entry.parentTaskId === assignment.taskId),
+      );
       expect(goal).toMatchObject({ goal: 'Research how presence works and write a summary', maxDepth: 1 });
       await expectEventually(() => scheduler.reportsOf(assignment.taskId).length === 2);
       expect(scheduler.reportsOf(assignment.taskId)).toEqual([
         expect.objectContaining({ state: 'working' }),
-        expect.objectContaining({ state: 'working', content: expect.stringContaining('Formed a sub-team'), usage: expect.objectContaining({ modelCalls: 1 }) }),
+        expect.objectContaining({
+          state: 'working',
+          content: expect.stringContaining('Formed a sub-team'),
+          usage: expect.objectContaining({ modelCalls: 1 }),
+        }),
       ]);
     });
   });
@@ -290,7 +343,12 @@ describe('agent-host (real NATS and database; registry, scheduler and chat answe
       chat.groups.set(turn.groupId, { turn: 1, currentSpeaker: ids.codeRunner });
       chat.script.push(refuse('INVALID_STATE', 'Task assignee must be a member of the group'));
       const outcome = await service.get(PlatformCommunicatorService).handleTurn(turn);
-      expect(outcome).toMatchObject({ kind: 'moved', type: 'async_task_assign', attempts: 2, usage: { modelCalls: 2 } });
+      expect(outcome).toMatchObject({
+        kind: 'moved',
+        type: 'async_task_assign',
+        attempts: 2,
+        usage: { modelCalls: 2 },
+      });
       expect(proposalsFor(turn.groupId)).toHaveLength(2);
     });
 
@@ -305,7 +363,16 @@ describe('agent-host (real NATS and database; registry, scheduler and chat answe
 
     it('writes the conclusion with one more model call when the turn must conclude', async () => {
       const tasks: GroupTaskV1[] = [
-        { taskId: randomUUID(), assigneeId: ids.codeRunner, assigneeName: 'code-runner', assignerId: ids.codeRunner, mode: 'async', abstract: 'Multiply', state: 'completed', result: '42' },
+        {
+          taskId: randomUUID(),
+          assigneeId: ids.codeRunner,
+          assigneeName: 'code-runner',
+          assignerId: ids.codeRunner,
+          mode: 'async',
+          abstract: 'Multiply',
+          state: 'completed',
+          result: '42',
+        },
       ];
       const turn = newTurn({ mustConclude: true, reason: 'The token budget is exhausted', tasks, turn: 7 });
       const outcome = await service.get(PlatformCommunicatorService).handleTurn(turn);
@@ -318,17 +385,25 @@ describe('agent-host (real NATS and database; registry, scheduler and chat answe
     it('answers for a non-leader with a short acknowledgement to the leader', async () => {
       const turn = newTurn({ speakerId: ids.researcher, turn: 3 });
       await service.get(PlatformCommunicatorService).handleTurn(turn);
-      expect(proposalsFor(turn.groupId)[0]).toMatchObject({ type: 'discussion', nextSpeaker: ids.codeRunner, speakerId: ids.researcher });
+      expect(proposalsFor(turn.groupId)[0]).toMatchObject({
+        type: 'discussion',
+        nextSpeaker: ids.codeRunner,
+        speakerId: ids.researcher,
+      });
     });
 
     it('leaves agents that speak for themselves alone, and ignores turns past their deadline', async () => {
       const selfSpeaker = registry.add({ name: 'self-speaker', metadata: { communicator: 'self' } });
       const communicator = service.get(PlatformCommunicatorService);
-      await expect(communicator.handleTurn(newTurn({ speakerId: selfSpeaker.id, leaderId: selfSpeaker.id }))).resolves.toEqual({
+      await expect(
+        communicator.handleTurn(newTurn({ speakerId: selfSpeaker.id, leaderId: selfSpeaker.id })),
+      ).resolves.toEqual({
         kind: 'skipped',
         reason: 'the agent speaks for itself',
       });
-      await expect(communicator.handleTurn(newTurn({ deadline: new Date(Date.now() - 1000).toISOString() }))).resolves.toMatchObject({
+      await expect(
+        communicator.handleTurn(newTurn({ deadline: new Date(Date.now() - 1000).toISOString() })),
+      ).resolves.toMatchObject({
         kind: 'dropped',
       });
     });

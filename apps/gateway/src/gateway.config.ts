@@ -29,9 +29,7 @@ export const gatewayConfig = registerAs('gateway', () => {
     GATEWAY_HEALTH_TIMEOUT_MS: process.env.GATEWAY_HEALTH_TIMEOUT_MS,
   };
   validateEnvironment(
-    Object.fromEntries(
-      Object.entries(environment).filter(([, value]) => value !== undefined && value !== ''),
-    ),
+    Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== undefined && value !== '')),
     GatewayEnvironment,
   );
   return {

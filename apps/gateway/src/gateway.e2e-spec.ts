@@ -115,9 +115,7 @@ describe('the gateway without services behind it', () => {
     });
 
     it('searches agents: no discovery is running', async () => {
-      const { status, body } = await get(
-        '/v1/agents?q=translate%20a%20contract&online=false&tags=legal,fr&topK=3',
-      );
+      const { status, body } = await get('/v1/agents?q=translate%20a%20contract&online=false&tags=legal,fr&topK=3');
       expect(status).toBe(503);
       expect(body.message).toMatch(/^The discovery service is not available/);
     });
@@ -239,6 +237,16 @@ describe('the gateway without services behind it', () => {
     expect(elapsedMs).toBeLessThan(REQUEST_TIMEOUT_MS + SLACK_MS);
   });
 
+  it('answers a body that is not JSON with 400 MALFORMED_PAYLOAD, as NATS does', async () => {
+    const response = await fetch(`${baseUrl}/v1/agents`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"goal": nope',
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ statusCode: 400, error: 'MALFORMED_PAYLOAD' });
+  });
+
   it('answers an unknown route with a 404 in the error shape', async () => {
     const { status, body } = await get('/v1/nothing-here');
     expect(status).toBe(404);
@@ -249,19 +257,13 @@ describe('the gateway without services behind it', () => {
     const { status, body } = await get('/docs-json');
     expect(status).toBe(200);
     expect(body.openapi).toMatch(/^3\./);
-    const paths = body.paths as Record<
-      string,
-      Record<string, { parameters?: Array<{ name: string; in: string }> }>
-    >;
+    const paths = body.paths as Record<string, Record<string, { parameters?: Array<{ name: string; in: string }> }>>;
     expect(Object.keys(paths)).toEqual(expect.arrayContaining(['/v1/agents', '/v1/agents/{id}', '/health']));
     expect(paths['/v1/agents'].get.parameters?.map((parameter) => parameter.name)).toEqual(
       expect.arrayContaining(['q', 'online', 'limit', 'offset', 'topK', 'minScore', 'tags']),
     );
-    expect(paths['/v1/agents/{id}'].get.parameters).toEqual([
-      expect.objectContaining({ name: 'id', in: 'path' }),
-    ]);
-    const schemas = (body.components as { schemas: Record<string, { properties?: Record<string, unknown> }> })
-      .schemas;
+    expect(paths['/v1/agents/{id}'].get.parameters).toEqual([expect.objectContaining({ name: 'id', in: 'path' })]);
+    const schemas = (body.components as { schemas: Record<string, { properties?: Record<string, unknown> }> }).schemas;
     expect(Object.keys(schemas)).toEqual(
       expect.arrayContaining([
         'AgentCardV1',

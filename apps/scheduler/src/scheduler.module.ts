@@ -9,6 +9,7 @@ import { GoalEntity } from './goals/goal.entity.js';
 import { GoalsModule } from './goals/goals.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { CreateSchedulerTables1795312543981 } from './migrations/1795312543981-create-scheduler-tables.js';
+import { AddGoalWaitingForUser1795312543982 } from './migrations/1795312543982-add-goal-waiting-for-user.js';
 import { OutboxEventEntity } from './outbox/outbox-event.entity.js';
 import { schedulerConfig } from './scheduler.config.js';
 import { SchedulerSweeper } from './sweeper/scheduler-sweeper.js';
@@ -26,7 +27,7 @@ import { TasksModule } from './tasks/tasks.module.js';
     DatabaseModule.forService({
       schema: 'scheduler',
       entities: [GoalEntity, TaskEntity, GoalEventEntity, OutboxEventEntity],
-      migrations: [CreateSchedulerTables1795312543981],
+      migrations: [CreateSchedulerTables1795312543981, AddGoalWaitingForUser1795312543982],
     }),
     HealthModule.forService(SchedulerHealthV1),
     LifecycleModule,

@@ -38,7 +38,12 @@ describe('the OpenAI language model against a local OpenAI-compatible endpoint',
 
   beforeAll(async () => {
     fake = await startOpenAiFake();
-    model = new OpenAiLanguageModel({ baseUrl: fake.baseUrl, model: 'fake-model', transportRetries: 0, timeoutMs: 5000 });
+    model = new OpenAiLanguageModel({
+      baseUrl: fake.baseUrl,
+      model: 'fake-model',
+      transportRetries: 0,
+      timeoutMs: 5000,
+    });
   });
 
   afterAll(async () => {
@@ -57,11 +62,23 @@ describe('the OpenAI language model against a local OpenAI-compatible endpoint',
 
     const [request] = fake.requests;
     expect(request.model).toBe('fake-model');
-    expect(request.messages[0]).toMatchObject({ role: 'system', content: expect.stringContaining('Choose exactly one move') });
+    expect(request.messages[0]).toMatchObject({
+      role: 'system',
+      content: expect.stringContaining('Choose exactly one move'),
+    });
     expect(JSON.parse(String(request.messages[1].content).replace(/^Input \(JSON\):\n/, ''))).toEqual(input);
-    expect(request.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'turn_move', strict: false } });
+    expect(request.response_format).toMatchObject({
+      type: 'json_schema',
+      json_schema: { name: 'turn_move', strict: false },
+    });
     const schema = request.response_format?.json_schema?.schema as unknown as JsonSchema;
-    expect(schema.properties.type.enum).toEqual(['discussion', 'sync_task_assign', 'async_task_assign', 'pause', 'conclude']);
+    expect(schema.properties.type.enum).toEqual([
+      'discussion',
+      'sync_task_assign',
+      'async_task_assign',
+      'pause',
+      'conclude',
+    ]);
     expect(schema.required).toEqual(expect.arrayContaining(['type', 'content']));
     expect(schema.properties.tasks.items).toEqual({ $ref: '#/$defs/TaskDraftV1' });
     expect(schema.$defs.TaskDraftV1.properties.assigneeId).toMatchObject({ format: 'uuid' });
@@ -71,7 +88,10 @@ describe('the OpenAI language model against a local OpenAI-compatible endpoint',
     fake.enqueue(
       { content: 'Sure! I think we should discuss.', usage: { promptTokens: 100, completionTokens: 8 } },
       { json: { type: 'shout', content: '' }, usage: { promptTokens: 140, completionTokens: 9 } },
-      { content: '```json\n' + JSON.stringify(validMove) + '\n```', usage: { promptTokens: 180, completionTokens: 12 } },
+      {
+        content: '```json\n' + JSON.stringify(validMove) + '\n```',
+        usage: { promptTokens: 180, completionTokens: 12 },
+      },
     );
     const decision = await model.decide(callFor(TurnMovePurpose, input));
     expect(decision.output).toEqual(validMove);
@@ -88,7 +108,11 @@ describe('the OpenAI language model against a local OpenAI-compatible endpoint',
   });
 
   it('gives up after two retries with an error that carries the usage spent', async () => {
-    fake.enqueue({ content: 'nope' }, { content: '{"type": "discussion"' }, { json: { type: 'pause', content: 'x', awaitTaskIds: ['not-a-uuid'] } });
+    fake.enqueue(
+      { content: 'nope' },
+      { content: '{"type": "discussion"' },
+      { json: { type: 'pause', content: 'x', awaitTaskIds: ['not-a-uuid'] } },
+    );
     const failure = await model.decide(callFor(TurnMovePurpose, input)).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ModelDecisionError);
     expect(failure).toMatchObject({
@@ -111,7 +135,10 @@ describe('the OpenAI language model against a local OpenAI-compatible endpoint',
   describe('LlmModule', () => {
     const saved = { base: process.env.OPENAI_BASE_URL, key: process.env.OPENAI_API_KEY };
     afterEach(() => {
-      for (const [name, value] of [['OPENAI_BASE_URL', saved.base], ['OPENAI_API_KEY', saved.key]] as const) {
+      for (const [name, value] of [
+        ['OPENAI_BASE_URL', saved.base],
+        ['OPENAI_API_KEY', saved.key],
+      ] as const) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
       }

@@ -88,7 +88,9 @@ export class OpenAiLanguageModel implements LanguageModel {
           lastProblem = error instanceof ContractError ? error.message : String(error);
         }
       } else {
-        lastProblem = message?.refusal ? `You refused: ${message.refusal}` : `Your answer is not a JSON object (${parsed.reason}).`;
+        lastProblem = message?.refusal
+          ? `You refused: ${message.refusal}`
+          : `Your answer is not a JSON object (${parsed.reason}).`;
       }
       messages.push(
         { role: 'assistant', content: content.length > 0 ? content : '(empty)' },
@@ -120,7 +122,8 @@ function parseJson(content: string): { ok: true; value: unknown } | { ok: false;
   const unfenced = content.trim().replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/i, '$1');
   try {
     const value = JSON.parse(unfenced) as unknown;
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, reason: 'not an object' };
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      return { ok: false, reason: 'not an object' };
     return { ok: true, value };
   } catch (error) {
     return { ok: false, reason: error instanceof Error ? error.message : String(error) };

@@ -45,6 +45,8 @@ function referenced(value: unknown): string[] {
   if (Array.isArray(value)) return value.flatMap(referenced);
   if (typeof value !== 'object' || value === null) return [];
   return Object.entries(value).flatMap(([key, child]) =>
-    key === '$ref' && typeof child === 'string' && child.startsWith(PREFIX) ? [child.slice(PREFIX.length)] : referenced(child),
+    key === '$ref' && typeof child === 'string' && child.startsWith(PREFIX)
+      ? [child.slice(PREFIX.length)]
+      : referenced(child),
   );
 }

@@ -5,7 +5,10 @@ import type { AddressInfo } from 'node:net';
 export interface RecordedCompletionRequest {
   model: string;
   messages: Array<{ role: string; content: string | null }>;
-  response_format?: { type: string; json_schema?: { name: string; schema?: Record<string, unknown>; strict?: boolean } };
+  response_format?: {
+    type: string;
+    json_schema?: { name: string; schema?: Record<string, unknown>; strict?: boolean };
+  };
   [key: string]: unknown;
 }
 
@@ -52,7 +55,9 @@ export async function startOpenAiFake(): Promise<OpenAiFake> {
         response.end(JSON.stringify(body));
       };
       if (request.method !== 'POST' || request.url?.split('?')[0] !== '/v1/chat/completions') {
-        reply(404, { error: { message: `Unknown route ${request.method} ${request.url}`, type: 'invalid_request_error' } });
+        reply(404, {
+          error: { message: `Unknown route ${request.method} ${request.url}`, type: 'invalid_request_error' },
+        });
         return;
       }
       let body: RecordedCompletionRequest;

@@ -48,7 +48,11 @@ export function profileOf(member: GroupMemberV1, card: AgentCardV1 | undefined):
     agentId: member.agentId,
     name: card?.name ?? member.name,
     description: card?.description,
-    skills: (card?.skills ?? []).map((skill) => ({ name: skill.name, description: skill.description, tags: skill.tags })),
+    skills: (card?.skills ?? []).map((skill) => ({
+      name: skill.name,
+      description: skill.description,
+      tags: skill.tags,
+    })),
   };
 }
 
@@ -105,7 +109,8 @@ export class PlatformCommunicatorService implements OnApplicationBootstrap {
     this.turns.push(key, async () => {
       try {
         const outcome = await this.handleTurn(event);
-        if (outcome.kind === 'dropped') this.logger.log(`Turn ${event.turn} of group ${event.groupId} dropped: ${outcome.reason}`);
+        if (outcome.kind === 'dropped')
+          this.logger.log(`Turn ${event.turn} of group ${event.groupId} dropped: ${outcome.reason}`);
       } catch (error) {
         this.logger.warn(`Turn ${event.turn} of group ${event.groupId} failed: ${(error as Error).message}`);
       } finally {
@@ -118,11 +123,16 @@ export class PlatformCommunicatorService implements OnApplicationBootstrap {
     if (Date.parse(event.deadline) <= Date.now()) return { kind: 'dropped', reason: 'its deadline has passed' };
     const speakerCard = await this.cards.get(event.speakerId);
     if (!speakerCard) return { kind: 'dropped', reason: `speaker ${event.speakerId} is not registered` };
-    if (speakerCard.metadata?.communicator === 'self') return { kind: 'skipped', reason: 'the agent speaks for itself' };
+    if (speakerCard.metadata?.communicator === 'self')
+      return { kind: 'skipped', reason: 'the agent speaks for itself' };
 
-    const cards = await Promise.all(event.members.map((member) => this.cards.get(member.agentId).catch(() => undefined)));
+    const cards = await Promise.all(
+      event.members.map((member) => this.cards.get(member.agentId).catch(() => undefined)),
+    );
     const members = event.members.map((member, index) => profileOf(member, cards[index]));
-    const self = members.find((member) => member.agentId === event.speakerId) ?? profileOf({ agentId: event.speakerId, name: speakerCard.name }, speakerCard);
+    const self =
+      members.find((member) => member.agentId === event.speakerId) ??
+      profileOf({ agentId: event.speakerId, name: speakerCard.name }, speakerCard);
     const input: TurnMoveInput = {
       goal: event.goal,
       self,
@@ -186,9 +196,14 @@ export class PlatformCommunicatorService implements OnApplicationBootstrap {
         }
         if (REJECTIONS.has(refusal.code)) {
           const details = refusal.details === undefined ? '' : ` Details: ${JSON.stringify(refusal.details)}`;
-          input.rejection = truncate(`Your ${move.type} move was rejected (${refusal.code}): ${refusal.message}.${details}`, 4000);
+          input.rejection = truncate(
+            `Your ${move.type} move was rejected (${refusal.code}): ${refusal.message}.${details}`,
+            4000,
+          );
         }
-        this.logger.log(`Move ${move.type} for turn ${event.turn} of group ${event.groupId} refused (attempt ${attempt}): ${refusal.message}`);
+        this.logger.log(
+          `Move ${move.type} for turn ${event.turn} of group ${event.groupId} refused (attempt ${attempt}): ${refusal.message}`,
+        );
       }
     }
     this.usage.record(usage, { goalId: event.goalId, agentId: event.speakerId });

@@ -74,7 +74,9 @@ export class AgentRegistrationService implements OnApplicationBootstrap, OnAppli
         this.logger.log(`${agent.name} registered as ${response.agent.id}`);
         for (const listener of this.listeners) listener(agent, response.agent.id, previousId);
       }
-      this.schedule(this.heartbeatInterval(response.heartbeatTtlSeconds), () => this.heartbeat(agent, response.agent.id));
+      this.schedule(this.heartbeatInterval(response.heartbeatTtlSeconds), () =>
+        this.heartbeat(agent, response.agent.id),
+      );
     } catch (error) {
       this.logger.warn(`Registering ${agent.name} failed, retrying in ${retryMs} ms: ${(error as Error).message}`);
       this.schedule(retryMs, () => this.register(agent, Math.min(RETRY_MAX_MS, retryMs * 2)));

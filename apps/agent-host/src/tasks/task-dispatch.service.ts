@@ -15,8 +15,22 @@ import {
   type ReportTaskV1Request,
   type TaskAssignmentV1Response,
 } from '@ioa/contracts';
-import { ContractClient, decodeJson, encodeJson, NATS_CONNECTION, toContractError, validatePayload } from '@ioa/messaging';
-import { addUsage, callFor, LANGUAGE_MODEL, ModelDecisionError, TaskDelegatePurpose, type LanguageModel } from '@ioa/llm';
+import {
+  ContractClient,
+  decodeJson,
+  encodeJson,
+  NATS_CONNECTION,
+  toContractError,
+  validatePayload,
+} from '@ioa/messaging';
+import {
+  addUsage,
+  callFor,
+  LANGUAGE_MODEL,
+  ModelDecisionError,
+  TaskDelegatePurpose,
+  type LanguageModel,
+} from '@ioa/llm';
 import { agentHostConfig, type AgentHostConfig } from '../agent-host.config.js';
 import { HOSTED_AGENTS, type HostedAgent, type TaskOutcome } from '../agents/hosted-agent.js';
 import { AgentRegistrationService } from '../registration/agent-registration.service.js';
@@ -145,7 +159,12 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
     task.started = true;
     try {
       if (controller.signal.aborted) return;
-      const accepted = await this.report({ taskId: assignment.taskId, agentId: assignment.agentId, state: 'working', content: `${agent.name} started the task` });
+      const accepted = await this.report({
+        taskId: assignment.taskId,
+        agentId: assignment.agentId,
+        state: 'working',
+        content: `${agent.name} started the task`,
+      });
       if (!accepted || controller.signal.aborted) return;
       let usage: ModelUsageV1 | undefined;
       if (assignment.depth < assignment.maxDepth) {
@@ -191,7 +210,11 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
             agentId: assignment.agentId,
             name: agent.name,
             description: card.description,
-            skills: card.skills.map((skill) => ({ name: skill.name, description: skill.description, tags: skill.tags })),
+            skills: card.skills.map((skill) => ({
+              name: skill.name,
+              description: skill.description,
+              tags: skill.tags,
+            })),
           },
           brief: assignment.brief,
           depth: assignment.depth,
@@ -199,7 +222,9 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
         }),
       );
     } catch (error) {
-      this.logger.warn(`Delegation decision for task ${assignment.taskId} failed; doing it ourselves: ${(error as Error).message}`);
+      this.logger.warn(
+        `Delegation decision for task ${assignment.taskId} failed; doing it ourselves: ${(error as Error).message}`,
+      );
       return { delegated: false, usage: error instanceof ModelDecisionError ? error.usage : undefined };
     }
     if (!decision.output.delegate || !decision.output.goal) return { delegated: false, usage: decision.usage };
@@ -220,14 +245,17 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
       });
       return { delegated: true };
     } catch (error) {
-      this.logger.warn(`Sub-team for task ${assignment.taskId} refused; doing it ourselves: ${(error as Error).message}`);
+      this.logger.warn(
+        `Sub-team for task ${assignment.taskId} refused; doing it ourselves: ${(error as Error).message}`,
+      );
       return { delegated: false, usage: decision.usage };
     }
   }
 
   /**
-   * Sends a report, retrying while the scheduler is unreachable. False when the scheduler refuses it (the task was
-   * canceled or finished meanwhile): the caller stops working on it.
+   * Sends a report, retrying while the scheduler is unreachable. False only when the scheduler refuses it (the task
+   * was canceled or finished meanwhile: INVALID_STATE, NOT_FOUND…), which tells the caller to stop working on it.
+   * An unreachable scheduler is not a refusal: the work goes on and the final report tries again.
    */
   private async report(request: ReportTaskV1Request): Promise<boolean> {
     for (let attempt = 1; ; attempt++) {
@@ -236,10 +264,16 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
         return true;
       } catch (error) {
         const contractError = toContractError(error);
-        if (!contractError.retryable || attempt >= REPORT_ATTEMPTS || this.stopping) {
+        if (!contractError.retryable) {
           const level = contractError.code === 'INVALID_STATE' ? 'log' : 'warn';
-          this.logger[level](`Report ${request.state} for task ${request.taskId} not accepted: ${contractError.message}`);
+          this.logger[level](`Report ${request.state} for task ${request.taskId} refused: ${contractError.message}`);
           return false;
+        }
+        if (attempt >= REPORT_ATTEMPTS || this.stopping) {
+          this.logger.warn(
+            `Report ${request.state} for task ${request.taskId} not delivered: ${contractError.message}`,
+          );
+          return true;
         }
         await new Promise((resolve) => setTimeout(resolve, REPORT_BACKOFF_MS[attempt - 1] ?? 3000));
       }

@@ -13,10 +13,12 @@ describe('TaskQueue', () => {
     const queue = new TaskQueue(2);
     const gates = [deferred(), deferred(), deferred()];
     const started: number[] = [];
-    gates.forEach((gate, index) => queue.push(`job-${index}`, async () => {
-      started.push(index);
-      await gate.promise;
-    }));
+    gates.forEach((gate, index) =>
+      queue.push(`job-${index}`, async () => {
+        started.push(index);
+        await gate.promise;
+      }),
+    );
     expect(started).toEqual([0, 1]);
     expect(queue.size).toEqual({ running: 2, waiting: 1 });
     gates[1].resolve();

@@ -30,7 +30,9 @@ function serve(connection: NatsConnection, subject: string, handle: (body: never
       if (error) return;
       const body = JSON.parse(decoder.decode(message.data)) as never;
       const result = handle(body);
-      message.respond(JSON.stringify(result instanceof FakeRefusal ? { ok: false, error: result.body } : { ok: true, data: result }));
+      message.respond(
+        JSON.stringify(result instanceof FakeRefusal ? { ok: false, error: result.body } : { ok: true, data: result }),
+      );
     },
   });
 }

@@ -65,25 +65,37 @@ export class GroupsTransaction {
   }
 
   async insertMembers(members: GroupMemberEntity[]): Promise<void> {
-    await this.manager.insert(GroupMemberEntity, members.map((member) => columns<GroupMemberEntity>(member)));
+    await this.manager.insert(
+      GroupMemberEntity,
+      members.map((member) => columns<GroupMemberEntity>(member)),
+    );
   }
 
   async record(group: GroupEntity): Promise<GroupRecord> {
     const [members, tasks] = await Promise.all([
       this.manager.find(GroupMemberEntity, { where: { groupId: group.id }, order: { position: 'ASC' } }),
-      this.manager.find(GroupTaskEntity, { where: { groupId: group.id }, order: { messageSeq: 'ASC', ordinal: 'ASC' } }),
+      this.manager.find(GroupTaskEntity, {
+        where: { groupId: group.id },
+        order: { messageSeq: 'ASC', ordinal: 'ASC' },
+      }),
     ]);
     return { group, members, tasks };
   }
 
   async insertMessages(messages: MessageEntity[]): Promise<void> {
     if (messages.length === 0) return;
-    await this.manager.insert(MessageEntity, messages.map((message) => columns<MessageEntity>(message)));
+    await this.manager.insert(
+      MessageEntity,
+      messages.map((message) => columns<MessageEntity>(message)),
+    );
   }
 
   async insertTasks(tasks: GroupTaskEntity[]): Promise<void> {
     if (tasks.length === 0) return;
-    await this.manager.insert(GroupTaskEntity, tasks.map((task) => columns<GroupTaskEntity>(task)));
+    await this.manager.insert(
+      GroupTaskEntity,
+      tasks.map((task) => columns<GroupTaskEntity>(task)),
+    );
   }
 
   async updateTask(taskId: string, changes: Partial<GroupTaskEntity>): Promise<void> {
@@ -131,7 +143,10 @@ export class GroupsRepository {
   }
 
   async lastSeq(groupId: string): Promise<number | null> {
-    const group = await this.dataSource.manager.findOne(GroupEntity, { where: { id: groupId }, select: { lastSeq: true } });
+    const group = await this.dataSource.manager.findOne(GroupEntity, {
+      where: { id: groupId },
+      select: { lastSeq: true },
+    });
     return group?.lastSeq ?? null;
   }
 

@@ -31,9 +31,11 @@ export class GroupsService {
     const ids = request.members.map((member) => member.agentId);
     const duplicates = ids.filter((id, index) => ids.indexOf(id) !== index);
     if (duplicates.length > 0) {
-      throw new ContractError('VALIDATION_FAILED', `Each agent may be a member once; repeated: ${duplicates.join(', ')}`, [
-        { property: 'members', constraints: ['members must have distinct agentId values'] },
-      ]);
+      throw new ContractError(
+        'VALIDATION_FAILED',
+        `Each agent may be a member once; repeated: ${duplicates.join(', ')}`,
+        [{ property: 'members', constraints: ['members must have distinct agentId values'] }],
+      );
     }
     if (!ids.includes(request.leaderId)) {
       throw new ContractError('VALIDATION_FAILED', `The leader ${request.leaderId} must be one of the members`, [

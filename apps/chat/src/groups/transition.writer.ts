@@ -12,13 +12,7 @@ import type { LedgerTask, Transition } from '../moves/conversation-state-machine
 import { outboxMessage, type OutboxMessage } from '../outbox/outbox-message.js';
 import { GroupTaskEntity } from './group-task.entity.js';
 import type { GroupEntity } from './group.entity.js';
-import {
-  toChatMessageV1,
-  toGroupMemberV1,
-  toGroupTaskV1,
-  toGroupV1,
-  type GroupRecord,
-} from './group.mapper.js';
+import { toChatMessageV1, toGroupMemberV1, toGroupTaskV1, toGroupV1, type GroupRecord } from './group.mapper.js';
 import type { GroupsTransaction } from './groups.repository.js';
 import { MessageEntity } from './message.entity.js';
 
@@ -45,7 +39,12 @@ export interface Written {
 export class TransitionWriter {
   constructor(@Inject(chatConfig.KEY) private readonly config: ChatConfig) {}
 
-  async write(transaction: GroupsTransaction, record: GroupRecord, transition: Transition, now: Date): Promise<Written> {
+  async write(
+    transaction: GroupsTransaction,
+    record: GroupRecord,
+    transition: Transition,
+    now: Date,
+  ): Promise<Written> {
     const before = record.group;
     const firstSeq = before.lastSeq + 1;
 

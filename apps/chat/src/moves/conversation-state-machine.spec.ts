@@ -212,7 +212,11 @@ describe('proposeMove: rejections', () => {
 
   it('rejects a conclusion in a discussing group whose ledger still has an open sync task', () => {
     const snapshot = newSnapshot({ tasks: [newTask({ mode: 'sync', state: 'working' })] });
-    expectRejection(proposeMove(snapshot, newMove({ type: 'conclude' }), NOW, mintTaskId), 'INVALID_STATE', 'SYNC_TASKS_OPEN');
+    expectRejection(
+      proposeMove(snapshot, newMove({ type: 'conclude' }), NOW, mintTaskId),
+      'INVALID_STATE',
+      'SYNC_TASKS_OPEN',
+    );
   });
 
   it('rejects moves while paused', () => {
@@ -255,7 +259,7 @@ describe('proposeMove: rejections', () => {
     expect(future.reason).toContain('has not started');
   });
 
-  it("rejects a member who does not hold the turn, naming who does", () => {
+  it('rejects a member who does not hold the turn, naming who does', () => {
     const rejection = expectRejection(
       proposeMove(newSnapshot(), newMove({ speakerId: BOB, nextSpeaker: CAROL }), NOW, mintTaskId),
       'INVALID_STATE',
@@ -279,12 +283,20 @@ describe('proposeMove: rejections', () => {
   );
 
   it.each(['discussion', 'async_task_assign'] as const)('requires a next speaker for %s', (type) => {
-    const move = newMove({ type, nextSpeaker: undefined, tasks: [{ assigneeId: BOB, description: 'd', abstract: 'a' }] });
+    const move = newMove({
+      type,
+      nextSpeaker: undefined,
+      tasks: [{ assigneeId: BOB, description: 'd', abstract: 'a' }],
+    });
     expectRejection(proposeMove(newSnapshot(), move, NOW, mintTaskId), 'INVALID_STATE', 'NEXT_SPEAKER_REQUIRED');
   });
 
   it.each(['discussion', 'async_task_assign'] as const)('rejects an unknown next speaker for %s', (type) => {
-    const move = newMove({ type, nextSpeaker: STRANGER, tasks: [{ assigneeId: BOB, description: 'd', abstract: 'a' }] });
+    const move = newMove({
+      type,
+      nextSpeaker: STRANGER,
+      tasks: [{ assigneeId: BOB, description: 'd', abstract: 'a' }],
+    });
     expectRejection(proposeMove(newSnapshot(), move, NOW, mintTaskId), 'INVALID_STATE', 'UNKNOWN_NEXT_SPEAKER');
   });
 
@@ -352,7 +364,12 @@ describe('proposeMove: rejections', () => {
   it('rejects a pause on a task that already finished', () => {
     const done = newTask({ state: 'completed', result: 'ok' });
     const rejection = expectRejection(
-      proposeMove(newSnapshot({ tasks: [done] }), newMove({ type: 'pause', awaitTaskIds: [done.taskId] }), NOW, mintTaskId),
+      proposeMove(
+        newSnapshot({ tasks: [done] }),
+        newMove({ type: 'pause', awaitTaskIds: [done.taskId] }),
+        NOW,
+        mintTaskId,
+      ),
       'INVALID_STATE',
       'TASK_FINISHED',
     );
@@ -437,7 +454,13 @@ describe('proposeMove: transitions', () => {
       resumeSpeakerId: LEADER,
     });
     expect(transition.ledger).toEqual([
-      expect.objectContaining({ taskId: ids[0], assigneeId: BOB, assigneeName: 'bob', mode: 'sync', state: 'submitted' }),
+      expect.objectContaining({
+        taskId: ids[0],
+        assigneeId: BOB,
+        assigneeName: 'bob',
+        mode: 'sync',
+        state: 'submitted',
+      }),
       expect.objectContaining({ taskId: ids[1], assigneeId: CAROL, assigneeName: 'carol', assignerId: LEADER }),
     ]);
     expect(transition.assignment).toEqual({
@@ -448,9 +471,16 @@ describe('proposeMove: transitions', () => {
       drafts: tasks,
     });
     // The turn returns to the assigner when the tasks finish, so a sync move's nextSpeaker is not used.
-    expect(transition.messages[0]).toMatchObject({ type: 'sync_task_assign', nextSpeaker: null, tasks: transition.ledger });
+    expect(transition.messages[0]).toMatchObject({
+      type: 'sync_task_assign',
+      nextSpeaker: null,
+      tasks: transition.ledger,
+    });
     expect(transition.grant).toBeNull();
-    expect(transition.stateChange).toEqual({ previousState: 'discussing', reason: expect.stringContaining('2 sync task') });
+    expect(transition.stateChange).toEqual({
+      previousState: 'discussing',
+      reason: expect.stringContaining('2 sync task'),
+    });
   });
 
   it('async_task_assign keeps discussing and hands the turn on (the assigner may name itself)', () => {
@@ -458,7 +488,12 @@ describe('proposeMove: transitions', () => {
     const transition = expectTransition(
       proposeMove(newSnapshot(), newMove({ type: 'async_task_assign', tasks, nextSpeaker: LEADER }), NOW, mintTaskId),
     );
-    expect(transition.fields).toMatchObject({ state: 'discussing', currentSpeaker: LEADER, turn: 2, awaitingTaskIds: [] });
+    expect(transition.fields).toMatchObject({
+      state: 'discussing',
+      currentSpeaker: LEADER,
+      turn: 2,
+      awaitingTaskIds: [],
+    });
     expect(transition.ledger).toEqual([expect.objectContaining({ mode: 'async', state: 'submitted' })]);
     expect(transition.assignment).toMatchObject({ mode: 'async', assignerId: LEADER });
     expect(transition.grant).toMatchObject({ speakerId: LEADER, mustConclude: false });
@@ -521,9 +556,18 @@ describe('proposeMove: transitions', () => {
   });
 
   it('a must-conclude turn concludes even while sync tasks are still open', () => {
-    const snapshot = newSnapshot({ state: 'concluding', turn: 13, tasks: [newTask({ mode: 'sync', state: 'working' })] });
+    const snapshot = newSnapshot({
+      state: 'concluding',
+      turn: 13,
+      tasks: [newTask({ mode: 'sync', state: 'working' })],
+    });
     const transition = expectTransition(
-      proposeMove(snapshot, newMove({ type: 'conclude', turn: 13, content: 'With what we have: 42.' }), NOW, mintTaskId),
+      proposeMove(
+        snapshot,
+        newMove({ type: 'conclude', turn: 13, content: 'With what we have: 42.' }),
+        NOW,
+        mintTaskId,
+      ),
     );
     expect(transition.fields).toMatchObject({ state: 'concluded', conclusion: 'With what we have: 42.' });
     expect(transition.stateChange?.previousState).toBe('concluding');
@@ -650,7 +694,11 @@ describe('closeGroup', () => {
     'closes a group in %s: failed, nobody speaks, nothing awaited',
     (state) => {
       const transition = expectTransition(
-        closeGroup(newSnapshot({ state, awaitingTaskIds: ['30000000-0000-4000-8000-000000000001'] }), 'goal canceled', NOW),
+        closeGroup(
+          newSnapshot({ state, awaitingTaskIds: ['30000000-0000-4000-8000-000000000001'] }),
+          'goal canceled',
+          NOW,
+        ),
       );
       expect(transition.fields).toMatchObject({
         state: 'failed',
@@ -691,14 +739,20 @@ describe('timeOutTurn', () => {
         content: `bob did not move within ${TIMEOUT_SECONDS} s (turn 3); the turn passes to carol.`,
       }),
     ]);
-    expect(transition.grant).toMatchObject({ speakerId: CAROL, reason: "bob's turn 3 timed out; the turn passed to you." });
+    expect(transition.grant).toMatchObject({
+      speakerId: CAROL,
+      reason: "bob's turn 3 timed out; the turn passed to you.",
+    });
   });
 
   it('wraps around from the last member to the first, and a lone member gets its turn again', () => {
     const wrapped = expectTransition(timeOutTurn(newSnapshot({ currentSpeaker: CAROL, turnDeadline: overdue }), NOW));
     expect(wrapped.fields.currentSpeaker).toBe(LEADER);
     const alone = expectTransition(
-      timeOutTurn(newSnapshot({ members: [{ agentId: LEADER, name: 'lead', reason: null }], turnDeadline: overdue }), NOW),
+      timeOutTurn(
+        newSnapshot({ members: [{ agentId: LEADER, name: 'lead', reason: null }], turnDeadline: overdue }),
+        NOW,
+      ),
     );
     expect(alone.fields).toMatchObject({ currentSpeaker: LEADER, turn: 2 });
   });
@@ -718,7 +772,12 @@ describe('timeOutTurn', () => {
       turnDeadline: overdue,
       tasks: [
         newTask({ state: 'completed', result: 'The answer is 2.' }),
-        newTask({ taskId: '30000000-0000-4000-8000-000000000002', abstract: 'Find sources', state: 'failed', result: 'offline' }),
+        newTask({
+          taskId: '30000000-0000-4000-8000-000000000002',
+          abstract: 'Find sources',
+          state: 'failed',
+          result: 'offline',
+        }),
       ],
     });
     const transition = expectTransition(timeOutTurn(snapshot, NOW));
@@ -733,9 +792,7 @@ describe('timeOutTurn', () => {
   });
 
   it('says so when there were no tasks to summarize', () => {
-    const transition = expectTransition(
-      timeOutTurn(newSnapshot({ state: 'concluding', turnDeadline: overdue }), NOW),
-    );
+    const transition = expectTransition(timeOutTurn(newSnapshot({ state: 'concluding', turnDeadline: overdue }), NOW));
     expect(transition.fields.conclusion).toContain('No task was assigned in this group.');
   });
 });
@@ -747,7 +804,12 @@ describe('applyTaskUpdate', () => {
     const update = newUpdate(task, { state: 'working', result: null, statusMessage: 'started' });
     const transition = expectTransition(applyTaskUpdate(snapshot, update, NOW));
     expect(transition.ledger).toEqual([
-      expect.objectContaining({ taskId: task.taskId, state: 'working', statusMessage: 'started', sourceUpdatedAt: update.updatedAt }),
+      expect.objectContaining({
+        taskId: task.taskId,
+        state: 'working',
+        statusMessage: 'started',
+        sourceUpdatedAt: update.updatedAt,
+      }),
     ]);
     expect(transition.messages).toEqual([
       expect.objectContaining({
@@ -767,7 +829,11 @@ describe('applyTaskUpdate', () => {
   it('writes a progress note for a new status message of a working task', () => {
     const task = newTask({ state: 'working', statusMessage: 'started' });
     const transition = expectTransition(
-      applyTaskUpdate(newSnapshot({ tasks: [task] }), newUpdate(task, { state: 'working', result: null, statusMessage: 'half way' }), NOW),
+      applyTaskUpdate(
+        newSnapshot({ tasks: [task] }),
+        newUpdate(task, { state: 'working', result: null, statusMessage: 'half way' }),
+        NOW,
+      ),
     );
     expect(transition.messages[0]).toMatchObject({
       type: 'progress',
@@ -778,7 +844,11 @@ describe('applyTaskUpdate', () => {
   it('records a submitted report silently', () => {
     const task = newTask({ state: 'submitted', sourceUpdatedAt: null, statusMessage: null });
     const transition = expectTransition(
-      applyTaskUpdate(newSnapshot({ tasks: [task] }), newUpdate(task, { state: 'submitted', result: null, statusMessage: 'queued' }), NOW),
+      applyTaskUpdate(
+        newSnapshot({ tasks: [task] }),
+        newUpdate(task, { state: 'submitted', result: null, statusMessage: 'queued' }),
+        NOW,
+      ),
     );
     expect(transition.messages).toEqual([]);
     expect(transition.ledger[0]).toMatchObject({ state: 'submitted', statusMessage: 'queued' });
@@ -787,7 +857,9 @@ describe('applyTaskUpdate', () => {
   it('writes a result notice for a completed task and bounds the ledger copy', () => {
     const task = newTask();
     const long = 'x'.repeat(LEDGER_RESULT_MAX + 500);
-    const transition = expectTransition(applyTaskUpdate(newSnapshot({ tasks: [task] }), newUpdate(task, { result: long }), NOW));
+    const transition = expectTransition(
+      applyTaskUpdate(newSnapshot({ tasks: [task] }), newUpdate(task, { result: long }), NOW),
+    );
     expect(transition.ledger[0].state).toBe('completed');
     expect(transition.ledger[0].result).toHaveLength(LEDGER_RESULT_MAX);
     expect(transition.messages[0]).toMatchObject({ type: 'result', senderId: 'system' });
@@ -801,7 +873,11 @@ describe('applyTaskUpdate', () => {
   ] as const)('writes a result notice for a %s task with the reason in the ledger', (state, reason, content) => {
     const task = newTask();
     const transition = expectTransition(
-      applyTaskUpdate(newSnapshot({ tasks: [task] }), newUpdate(task, { state, result: null, statusMessage: reason }), NOW),
+      applyTaskUpdate(
+        newSnapshot({ tasks: [task] }),
+        newUpdate(task, { state, result: null, statusMessage: reason }),
+        NOW,
+      ),
     );
     expect(transition.ledger[0]).toMatchObject({ state, result: reason });
     expect(transition.messages[0]).toMatchObject({ type: 'result', content });
@@ -834,11 +910,17 @@ describe('applyTaskUpdate', () => {
       tasks: [first, second],
     });
     const one = expectTransition(applyTaskUpdate(waiting, newUpdate(first), NOW));
-    expect(one.fields).toMatchObject({ state: 'awaiting_sync_tasks', currentSpeaker: null, awaitingTaskIds: [second.taskId] });
+    expect(one.fields).toMatchObject({
+      state: 'awaiting_sync_tasks',
+      currentSpeaker: null,
+      awaitingTaskIds: [second.taskId],
+    });
     expect(one.grant).toBeNull();
 
     const afterOne = { ...waiting, ...one.fields, tasks: [one.ledger[0], second] };
-    const both = expectTransition(applyTaskUpdate(afterOne, newUpdate(second, { state: 'failed', statusMessage: 'x' }), NOW));
+    const both = expectTransition(
+      applyTaskUpdate(afterOne, newUpdate(second, { state: 'failed', statusMessage: 'x' }), NOW),
+    );
     expect(both.fields).toMatchObject({
       state: 'discussing',
       currentSpeaker: BOB,
@@ -909,7 +991,11 @@ describe('applyTaskUpdate', () => {
     const task = newTask();
     const concluded = newSnapshot({ state: 'concluded', currentSpeaker: null, turnDeadline: null, tasks: [task] });
     const transition = expectTransition(
-      applyTaskUpdate(concluded, newUpdate(task, { state: 'canceled', result: null, statusMessage: 'goal completed' }), NOW),
+      applyTaskUpdate(
+        concluded,
+        newUpdate(task, { state: 'canceled', result: null, statusMessage: 'goal completed' }),
+        NOW,
+      ),
     );
     expect(transition.fields.state).toBe('concluded');
     expect(transition.stateChange).toBeNull();
@@ -967,17 +1053,26 @@ describe('a whole conversation', () => {
     const sync = expectTransition(
       proposeMove(
         group,
-        newMove({ turn: 3, type: 'sync_task_assign', tasks: [{ assigneeId: CAROL, description: 'write', abstract: 'report' }] }),
+        newMove({
+          turn: 3,
+          type: 'sync_task_assign',
+          tasks: [{ assigneeId: CAROL, description: 'write', abstract: 'report' }],
+        }),
         NOW,
         mintTaskId,
       ),
     );
     group = apply(group, sync);
     expect(group.state).toBe('awaiting_sync_tasks');
-    group = apply(group, expectTransition(applyTaskUpdate(group, newUpdate(sync.ledger[0], { result: '# Report' }), NOW)));
+    group = apply(
+      group,
+      expectTransition(applyTaskUpdate(group, newUpdate(sync.ledger[0], { result: '# Report' }), NOW)),
+    );
     expect(group).toMatchObject({ state: 'discussing', currentSpeaker: LEADER, turn: 4 });
 
-    const done = expectTransition(proposeMove(group, newMove({ turn: 4, type: 'conclude', content: '# Report' }), NOW, mintTaskId));
+    const done = expectTransition(
+      proposeMove(group, newMove({ turn: 4, type: 'conclude', content: '# Report' }), NOW, mintTaskId),
+    );
     expect(done.fields).toMatchObject({ state: 'concluded', conclusion: '# Report' });
   });
 });

@@ -396,7 +396,10 @@ function assignTasks(
   builder.assignment = { mode, assignerId: speaker.agentId, messageIndex: 0, tasks, drafts };
   builder.say(moveMessage(move, speaker, { nextSpeaker: next ?? null, tasks }));
   if (mode === 'sync') {
-    builder.waitFor(tasks.map((task) => task.taskId), speaker.agentId);
+    builder.waitFor(
+      tasks.map((task) => task.taskId),
+      speaker.agentId,
+    );
     builder.fields.state = 'awaiting_sync_tasks';
     return builder.build(`${speaker.name} assigned ${tasks.length} sync task(s); the group waits for them`);
   }
@@ -439,14 +442,22 @@ function pause(snapshot: ConversationSnapshot, speaker: ConversationMember, move
   return builder.build(`${speaker.name} paused until ${taskIds.length} task(s) finish`);
 }
 
-function conclude(snapshot: ConversationSnapshot, speaker: ConversationMember, move: ProposedMove, now: Date): Decision {
+function conclude(
+  snapshot: ConversationSnapshot,
+  speaker: ConversationMember,
+  move: ProposedMove,
+  now: Date,
+): Decision {
   // In `concluding` the conclusion is owed whatever still runs (turn limit or budget); the scheduler cancels the rest.
   const openSync = snapshot.tasks.filter((task) => task.mode === 'sync' && !isTerminalTaskState(task.state));
   if (snapshot.state !== 'concluding' && openSync.length > 0) {
     return reject(
       'INVALID_STATE',
       'SYNC_TASKS_OPEN',
-      `No conclusion while sync tasks are open: ${describeTasks(snapshot, openSync.map((task) => task.taskId))}.`,
+      `No conclusion while sync tasks are open: ${describeTasks(
+        snapshot,
+        openSync.map((task) => task.taskId),
+      )}.`,
     );
   }
   const builder = new TransitionBuilder(snapshot, now);
@@ -471,7 +482,13 @@ export function postUserMessage(
     return reject('INVALID_STATE', 'GROUP_CLOSED', 'This group was closed; it accepts no more messages.');
   }
   const builder = new TransitionBuilder(snapshot, now);
-  builder.say({ ...emptyMessage(), type: 'user', senderId: USER_SPEAKER, senderName: input.author, content: input.content });
+  builder.say({
+    ...emptyMessage(),
+    type: 'user',
+    senderId: USER_SPEAKER,
+    senderName: input.author,
+    content: input.content,
+  });
   const leader = memberById(snapshot, snapshot.leaderId)!;
   if (snapshot.state === 'concluded') {
     builder.fields.state = 'discussing';
@@ -619,7 +636,9 @@ function taskNotice(
       return null;
     case 'working':
       if (before.state === 'working') {
-        return update.statusMessage ? { type: 'progress', content: notices.taskProgress(task, update.statusMessage) } : null;
+        return update.statusMessage
+          ? { type: 'progress', content: notices.taskProgress(task, update.statusMessage) }
+          : null;
       }
       return { type: 'progress', content: notices.taskWorking(task, update.statusMessage) };
     case 'input-required':
@@ -841,7 +860,12 @@ function describeTasks(snapshot: ConversationSnapshot, taskIds: string[]): strin
 
 function describeOpenTasks(snapshot: ConversationSnapshot): string {
   const open = snapshot.tasks.filter((task) => !isTerminalTaskState(task.state));
-  return open.length === 0 ? 'it has none open' : `open: ${describeTasks(snapshot, open.map((task) => task.taskId))}`;
+  return open.length === 0
+    ? 'it has none open'
+    : `open: ${describeTasks(
+        snapshot,
+        open.map((task) => task.taskId),
+      )}`;
 }
 
 function boundOrNull(text: string | null): string | null {

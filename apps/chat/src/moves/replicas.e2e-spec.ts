@@ -1,10 +1,4 @@
-import {
-  GetGroupV1,
-  ListMessagesV1,
-  MessagePostedV1,
-  TurnGrantedV1,
-  type GroupV1,
-} from '@ioa/contracts';
+import { GetGroupV1, ListMessagesV1, TurnGrantedV1, type GroupV1 } from '@ioa/contracts';
 import { expectEventually } from '@ioa/testing';
 import {
   accepted,
@@ -42,7 +36,11 @@ describe('chat replicas (real NATS, real database)', () => {
       const next = members[(members.indexOf(speaker) + 1) % members.length];
       const replies = await Promise.all(
         Array.from({ length: 8 }, (_, attempt) =>
-          move(chat, current, speaker, { type: 'discussion', nextSpeaker: next.agentId, content: `attempt ${attempt}` }),
+          move(chat, current, speaker, {
+            type: 'discussion',
+            nextSpeaker: next.agentId,
+            content: `attempt ${attempt}`,
+          }),
         ),
       );
       const winners = replies.filter((reply) => reply.ok);
@@ -72,19 +70,30 @@ describe('chat replicas (real NATS, real database)', () => {
     const { group, lead, bob } = await openGroup(chat);
     const assigned = await accepted(chat, group, lead, {
       type: 'sync_task_assign',
-      tasks: [1, 2, 3, 4].map((index) => ({ assigneeId: bob.agentId, description: `part ${index}`, abstract: `part ${index}` })),
+      tasks: [1, 2, 3, 4].map((index) => ({
+        assigneeId: bob.agentId,
+        description: `part ${index}`,
+        abstract: `part ${index}`,
+      })),
     });
     for (const task of assigned.group.tasks) {
       await reportTask(chat, taskOf(group, task, 'working'));
       await reportTask(chat, taskOf(group, task, 'completed'));
     }
     await chat.events.turnGranted(group.id, 2);
-    await expectEventually(
-      () => chat.events.of(MessagePostedV1, (event) => event.message.groupId === group.id).length >= 10,
-    );
-    const { items } = await chat.ok(ListMessagesV1, { groupId: group.id, afterSeq: 0, limit: 100 });
-    expect(items.filter((message) => message.type === 'progress')).toHaveLength(4);
-    expect(items.filter((message) => message.type === 'result')).toHaveLength(4);
-    expect(items).toHaveLength(10);
+    const results = (await expectEventually(async () => {
+      const { items } = await chat.ok(ListMessagesV1, { groupId: group.id, afterSeq: 0, limit: 100 });
+      const found = items.filter((message) => message.type === 'result');
+      return found.length >= 4 ? { items, found } : undefined;
+    }))!;
+    // Both replicas pull from the one durable consumer, so a task's `working` may be handled after its `completed`
+    // by the other replica; it is then stale and ignored. Each fact is applied at most once, results exactly once.
+    expect(results.found).toHaveLength(4);
+    const progress = results.items.filter((message) => message.type === 'progress');
+    expect(progress.length).toBeLessThanOrEqual(4);
+    expect(results.items).toHaveLength(2 + 4 + progress.length);
+    expect(chat.events.of(TurnGrantedV1, (event) => event.groupId === group.id).map((event) => event.turn)).toEqual([
+      1, 2,
+    ]);
   });
 });

@@ -10,5 +10,5 @@ export interface OutboxMessage {
 
 /** Typed constructor: the payload must be the contract's payload type. */
 export function outboxMessage<T>(contract: EventContract<T>, payload: T, messageId: string): OutboxMessage {
-  return { contract: contract as EventContract<unknown>, payload, messageId };
+  return { contract, payload, messageId };
 }

@@ -36,7 +36,8 @@ export class OutboxRepository {
       });
       if (rows.length === 0) return 0;
       const published = await publish(rows);
-      if (published > 0) await manager.delete(OutboxEventEntity, { id: In(rows.slice(0, published).map((row) => row.id)) });
+      if (published > 0)
+        await manager.delete(OutboxEventEntity, { id: In(rows.slice(0, published).map((row) => row.id)) });
       return rows.length;
     });
   }

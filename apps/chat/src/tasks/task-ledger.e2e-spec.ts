@@ -107,7 +107,10 @@ describe('group task ledger (real NATS, real database)', () => {
 
     // A pause only waits on unfinished tasks of the group.
     const onFinished = await move(chat, resumed, lead, { type: 'pause', awaitTaskIds: [compute.taskId] });
-    expect(onFinished).toMatchObject({ ok: false, error: { code: 'INVALID_STATE', details: { rule: 'TASK_FINISHED' } } });
+    expect(onFinished).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_STATE', details: { rule: 'TASK_FINISHED' } },
+    });
   });
 
   it('runs sync and async tasks in parallel: async results interrupt, the sync assigner gets the turn back', async () => {

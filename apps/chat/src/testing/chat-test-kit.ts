@@ -23,11 +23,19 @@ import {
   type TurnGrantedV1Event,
 } from '@ioa/contracts';
 import { createService, EventBus } from '@ioa/messaging';
-import { connectRaw, expectEventually, rawRequest, startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
+import {
+  connectRaw,
+  expectEventually,
+  rawRequest,
+  startTestInfrastructure,
+  type TestInfrastructure,
+} from '@ioa/testing';
 import { ChatModule } from '../chat.module.js';
 
 const CHAT_EVENT_SUBJECTS = new Set(
-  ALL_CONTRACTS.filter((contract) => contract.kind === 'event' && contract.owner === 'chat').map((contract) => contract.subject),
+  ALL_CONTRACTS.filter((contract) => contract.kind === 'event' && contract.owner === 'chat').map(
+    (contract) => contract.subject,
+  ),
 );
 
 /** What a NATS reply looks like to an external agent. */
@@ -147,7 +155,10 @@ export interface OpenedGroup {
 }
 
 /** A fresh group of three (lead, bob, carol), lead leading; waits for the leader's first turn to be granted. */
-export async function openGroup(harness: ChatHarness, overrides: Partial<CreateGroupV1Request> = {}): Promise<OpenedGroup> {
+export async function openGroup(
+  harness: ChatHarness,
+  overrides: Partial<CreateGroupV1Request> = {},
+): Promise<OpenedGroup> {
   const [lead, bob, carol] = [newMember('lead'), newMember('bob'), newMember('carol')];
   const group = await harness.ok(CreateGroupV1, {
     goalId: randomUUID(),
@@ -191,12 +202,7 @@ export async function accepted(
 }
 
 /** The scheduler's view of a task the chat assigned, in `state`. */
-export function taskOf(
-  group: GroupV1,
-  task: GroupTaskV1,
-  state: TaskState,
-  overrides: Partial<TaskV1> = {},
-): TaskV1 {
+export function taskOf(group: GroupV1, task: GroupTaskV1, state: TaskState, overrides: Partial<TaskV1> = {}): TaskV1 {
   const now = new Date().toISOString();
   return {
     id: task.taskId,

@@ -1,5 +1,8 @@
 import { type Embedder, normalize } from './embedder.js';
 
+// Bound once: hot loops then never look up the global `Math` (slow inside sandboxes such as Jest's VM contexts).
+const { imul, log, sqrt } = Math;
+
 /**
  * The project's own embedder: deterministic, dependency-free, no network, no model weights. It is a *lexical*
  * embedding (a hashed bag of features), not a semantic one; it exists so that discovery works out of the box, in
@@ -47,7 +50,7 @@ export class LocalHashEmbedder implements Embedder {
 
 const UNIGRAM_WEIGHT = 1.0;
 const BIGRAM_WEIGHT = 0.5;
-const TRIGRAM_WEIGHT = 0.7;
+const TRIGRAM_WEIGHT = 1.0;
 
 /** Distinct hash seeds per feature kind, so a word, a pair and a trigram spelling the same never share a bucket. */
 const SEED_WORD = 0x811c9dc5;
@@ -60,14 +63,20 @@ const SEED_TRIGRAM = 0x1b873593;
  * embedding a card well under a millisecond.
  */
 export function hashedFeatures(text: string): Map<number, number> {
+  // Keys are kept to 30 bits so that V8 stores them as small integers: Map lookups stay fast.
+  const features = new Map<number, number>();
   const counts = new Map<number, number>();
-  const weights = new Map<number, number>();
   const add = (hash: number, weight: number) => {
-    const count = counts.get(hash);
+    const key = hash & 0x3fffffff;
+    const count = counts.get(key);
     if (count === undefined) {
-      counts.set(hash, 1);
-      weights.set(hash, weight);
-    } else counts.set(hash, count + 1);
+      counts.set(key, 1);
+      features.set(key, weight);
+    } else {
+      // Sublinear term frequency: the n-th occurrence lifts the value from weight*(1+ln(n-1)) to weight*(1+ln n).
+      counts.set(key, count + 1);
+      features.set(key, features.get(key)! + weight * log((count + 1) / count));
+    }
   };
   let previous: number | undefined;
   for (const word of tokenize(text)) {
@@ -82,11 +91,9 @@ export function hashedFeatures(text: string): Map<number, number> {
     // Character trigrams of the word with boundary marks ("^wo", "wor", ..., "rd$"), one per letter.
     const padded = `^${word}$`;
     const grams = padded.length - 2;
-    const perGram = TRIGRAM_WEIGHT / Math.sqrt(grams);
+    const perGram = TRIGRAM_WEIGHT / sqrt(grams);
     for (let i = 0; i < grams; i++) add(fnv1a(padded, SEED_TRIGRAM, i, i + 3), perGram);
   }
-  const features = new Map<number, number>();
-  for (const [hash, count] of counts) features.set(hash, weights.get(hash)! * (1 + Math.log(count)));
   return features;
 }
 
@@ -181,7 +188,7 @@ function fnv1a(text: string, seed: number, start = 0, end = text.length): number
   let hash = seed;
   for (let i = start; i < end; i++) {
     hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
+    hash = imul(hash, 0x01000193);
   }
   return hash >>> 0;
 }
@@ -191,7 +198,7 @@ function fnv1aNumber(value: number, seed: number): number {
   let hash = seed;
   for (let shift = 0; shift < 32; shift += 8) {
     hash ^= (value >>> shift) & 0xff;
-    hash = Math.imul(hash, 0x01000193);
+    hash = imul(hash, 0x01000193);
   }
   return hash >>> 0;
 }
@@ -199,8 +206,8 @@ function fnv1aNumber(value: number, seed: number): number {
 /** A finaliser (from MurmurHash3) so the sign bit is independent of the bucket. */
 function mix(hash: number): number {
   let h = hash ^ (hash >>> 16);
-  h = Math.imul(h, 0x85ebca6b);
+  h = imul(h, 0x85ebca6b);
   h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
+  h = imul(h, 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;
 }

@@ -22,8 +22,8 @@ it('quality', async () => {
     }
     return `top1=${(hit1 / qs.length).toFixed(3)} p@10=${(p10 / qs.length).toFixed(3)}`;
   };
-  const held = new AgentCardGenerator(99).queries(300);
-  const ex = new AgentCardGenerator(98).exampleQueries(300);
+  const held = new AgentCardGenerator(99).queries(1000);
+  const ex = new AgentCardGenerator(98).exampleQueries(100);
   console.log(`dim=${dim} N=${N} embed=${embedMs.toFixed(3)}ms heldout: ${evalSet(held)} examples: ${evalSet(ex)}`);
   console.log(cardDocument(agents[0].registration));
 }, 600000);

@@ -41,10 +41,7 @@ export class AgentsController {
     type: AgentListResponseDto,
     description: 'A page of agents, or the ranked matches of a search.',
   })
-  list(
-    @Query() query: ListAgentsQueryDto,
-    @TraceContext() trace: RequestOptions,
-  ): Promise<AgentListResponseDto> {
+  list(@Query() query: ListAgentsQueryDto, @TraceContext() trace: RequestOptions): Promise<AgentListResponseDto> {
     return this.agents.list(query, trace);
   }
 

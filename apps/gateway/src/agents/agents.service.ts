@@ -30,10 +30,7 @@ export class AgentsService {
     return this.client.request(GetAgentV1, { id }, trace);
   }
 
-  private async listRegistered(
-    query: ListAgentsQueryDto,
-    trace: RequestOptions,
-  ): Promise<AgentListResponseDto> {
+  private async listRegistered(query: ListAgentsQueryDto, trace: RequestOptions): Promise<AgentListResponseDto> {
     const request = contractRequest(ListAgentsV1Request, {
       status: query.online === undefined ? undefined : query.online ? 'online' : 'offline',
       limit: query.limit,
@@ -43,11 +40,7 @@ export class AgentsService {
     return { items: page.items, total: page.total, limit: request.limit, offset: request.offset };
   }
 
-  private async search(
-    q: string,
-    query: ListAgentsQueryDto,
-    trace: RequestOptions,
-  ): Promise<AgentListResponseDto> {
+  private async search(q: string, query: ListAgentsQueryDto, trace: RequestOptions): Promise<AgentListResponseDto> {
     const request = contractRequest(SearchAgentsV1Request, {
       queries: [q],
       topK: query.topK,

@@ -5,8 +5,7 @@ export type Reachability = 'up' | 'down';
 export class ServiceHealthDto {
   @ApiProperty({
     enum: ['up', 'degraded', 'down'],
-    description:
-      '`down`: no answer within the health timeout. `degraded`: it answered but reports a problem.',
+    description: '`down`: no answer within the health timeout. `degraded`: it answered but reports a problem.',
   })
   status: 'up' | 'degraded' | 'down';
 
@@ -45,8 +44,7 @@ export type ServiceName = keyof ServicesHealthDto;
 export class PlatformHealthDto {
   @ApiProperty({
     enum: ['ok', 'degraded'],
-    description:
-      '`ok` (HTTP 200) when NATS is up and the registry and discovery answer with their database up.',
+    description: '`ok` (HTTP 200) when NATS is up and the registry and discovery answer with their database up.',
   })
   status: 'ok' | 'degraded';
 

@@ -15,12 +15,7 @@ import {
 import { natsConfig } from '@ioa/config';
 import { ContractClient, NATS_CONNECTION } from '@ioa/messaging';
 import { gatewayConfig } from '../gateway.config.js';
-import type {
-  PlatformHealthDto,
-  Reachability,
-  ServiceHealthDto,
-  ServiceName,
-} from './platform-health.dto.js';
+import type { PlatformHealthDto, Reachability, ServiceHealthDto, ServiceName } from './platform-health.dto.js';
 
 const HEALTH_CONTRACTS: Record<ServiceName, RequestContract<HealthV1Request, HealthV1Response>> = {
   registry: RegistryHealthV1,
@@ -58,8 +53,7 @@ export class PlatformHealthService {
       ServiceHealthDto
     >;
     const required = REQUIRED_SERVICES.map((name) => services[name]);
-    const healthy =
-      nats === 'up' && required.every((service) => service.status === 'up' && service.database === 'up');
+    const healthy = nats === 'up' && required.every((service) => service.status === 'up' && service.database === 'up');
     return { status: healthy ? 'ok' : 'degraded', nats, database: databaseOf(required), services };
   }
 

@@ -17,9 +17,7 @@ const SCHEMA_PREFIX = '#/components/schemas/';
  * documentation describes an agent card exactly as the NATS contract does, without a second copy of the class.
  * Returns the named classes plus every schema they reference.
  */
-export function contractSchemas(
-  roots: Array<new (...args: never[]) => unknown>,
-): Record<string, SchemaObject> {
+export function contractSchemas(roots: Array<new (...args: never[]) => unknown>): Record<string, SchemaObject> {
   const all = validationMetadatasToSchemas({
     classValidatorMetadataStorage: getMetadataStorage(),
     classTransformerMetadataStorage: defaultMetadataStorage,

@@ -1,11 +1,6 @@
 import { BadRequestException, NotFoundException } from '@nestjs/common';
 import { ContractError, ERROR_CODES, type ErrorCode } from '@ioa/contracts';
-import {
-  contractErrorToHttp,
-  httpExceptionToHttp,
-  httpStatusOf,
-  middlewareErrorToHttp,
-} from './http-error.js';
+import { contractErrorToHttp, httpExceptionToHttp, httpStatusOf } from './http-error.js';
 
 describe('mapping contract errors to HTTP', () => {
   const expected: Record<ErrorCode, number> = {
@@ -66,17 +61,16 @@ describe('mapping contract errors to HTTP', () => {
     );
   });
 
-  it('turns a body that is not JSON into MALFORMED_PAYLOAD and ignores errors that are not safe to show', () => {
+  it('turns a body that is not JSON (a body-parser error Nest wrapped) into MALFORMED_PAYLOAD', () => {
     const parseError = Object.assign(new SyntaxError('Unexpected token n'), {
       status: 400,
-      expose: true,
       type: 'entity.parse.failed',
     });
-    expect(middlewareErrorToHttp(parseError)).toEqual({
+    const wrapped = new BadRequestException(parseError.message, { cause: parseError });
+    expect(httpExceptionToHttp(wrapped)).toEqual({
       statusCode: 400,
       error: 'MALFORMED_PAYLOAD',
       message: 'Unexpected token n',
     });
-    expect(middlewareErrorToHttp(new Error('database password is hunter2'))).toBeUndefined();
   });
 });

@@ -26,9 +26,9 @@ export function httpStatusOf(code: ErrorCode): number {
       return HttpStatus.NOT_FOUND;
     case 'FORBIDDEN':
       return HttpStatus.FORBIDDEN;
+    // INVALID_STATE: the resource exists but its current state forbids the request (a move out of turn, a
+    // concluded goal); 409 tells the client to re-read the state rather than fix its request.
     case 'CONFLICT':
-    // The resource exists but its current state forbids the request (a move out of turn, a concluded goal):
-    // 409 tells the client to re-read the state rather than fix its request.
     case 'INVALID_STATE':
       return HttpStatus.CONFLICT;
     case 'UNAVAILABLE':
@@ -94,31 +94,22 @@ export function contractErrorToHttp(error: ContractError): HttpErrorBody {
   return body;
 }
 
-/** Nest's own exceptions (unknown route, a pipe's BadRequestException): keep their status, add our code. */
+/**
+ * Nest's own exceptions (unknown route, a pipe's BadRequestException, a body-parser error that Nest wrapped): keep
+ * their status, add our code. A body that is not JSON is MALFORMED_PAYLOAD, exactly as on NATS.
+ */
 export function httpExceptionToHttp(exception: HttpException): HttpErrorBody {
   const statusCode = exception.getStatus();
+  const cause = exception.cause as { type?: unknown } | undefined;
+  const code = cause?.type === 'entity.parse.failed' ? 'MALFORMED_PAYLOAD' : errorCodeOfHttpStatus(statusCode);
   const response = exception.getResponse();
   let message = exception.message;
   if (typeof response === 'string') message = response;
   else if (typeof response === 'object' && response !== null && 'message' in response) {
-    const raw = (response as { message: unknown }).message;
+    const raw = response.message;
     message = Array.isArray(raw) ? raw.map(String).join('; ') : String(raw);
   }
-  return { statusCode, error: errorCodeOfHttpStatus(statusCode), message };
-}
-
-/**
- * Errors of Express middleware (body-parser) are plain `http-errors`: a status and an `expose` flag saying whether
- * the message is safe to show. A body that is not JSON is MALFORMED_PAYLOAD, exactly as on NATS.
- */
-export function middlewareErrorToHttp(error: unknown): HttpErrorBody | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const candidate = error as { status?: unknown; expose?: unknown; type?: unknown; message?: unknown };
-  if (typeof candidate.status !== 'number' || candidate.expose !== true) return undefined;
-  const statusCode = candidate.status;
-  const code =
-    candidate.type === 'entity.parse.failed' ? 'MALFORMED_PAYLOAD' : errorCodeOfHttpStatus(statusCode);
-  return { statusCode, error: code, message: String(candidate.message) };
+  return { statusCode, error: code, message };
 }
 
 export const INTERNAL_ERROR_BODY: HttpErrorBody = {

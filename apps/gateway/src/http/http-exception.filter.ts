@@ -1,20 +1,7 @@
-import {
-  type ArgumentsHost,
-  Catch,
-  type ExceptionFilter,
-  HttpException,
-  HttpStatus,
-  Logger,
-} from '@nestjs/common';
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { HttpAdapterHost } from '@nestjs/core';
 import { ContractError } from '@ioa/contracts';
-import {
-  contractErrorToHttp,
-  httpExceptionToHttp,
-  INTERNAL_ERROR_BODY,
-  middlewareErrorToHttp,
-  type HttpErrorBody,
-} from './http-error.js';
+import { contractErrorToHttp, httpExceptionToHttp, INTERNAL_ERROR_BODY, type HttpErrorBody } from './http-error.js';
 
 /** Seconds a client should wait before retrying a 503: services restart or reconnect within about that. */
 const RETRY_AFTER_SECONDS = 1;
@@ -33,7 +20,7 @@ export class HttpExceptionFilter implements ExceptionFilter {
     const body = this.toBody(exception);
     const { httpAdapter } = this.adapterHost;
     const response: unknown = host.switchToHttp().getResponse();
-    if (body.statusCode === HttpStatus.SERVICE_UNAVAILABLE) {
+    if (body.statusCode === Number(HttpStatus.SERVICE_UNAVAILABLE)) {
       httpAdapter.setHeader(response, 'Retry-After', String(RETRY_AFTER_SECONDS));
     }
     httpAdapter.reply(response, body, body.statusCode);
@@ -46,12 +33,7 @@ export class HttpExceptionFilter implements ExceptionFilter {
       return body;
     }
     if (exception instanceof HttpException) return httpExceptionToHttp(exception);
-    const middlewareError = middlewareErrorToHttp(exception);
-    if (middlewareError) return middlewareError;
-    this.logger.error(
-      'Unhandled error in the gateway',
-      exception instanceof Error ? exception.stack : exception,
-    );
+    this.logger.error('Unhandled error in the gateway', exception instanceof Error ? exception.stack : exception);
     return INTERNAL_ERROR_BODY;
   }
 }

@@ -7,12 +7,8 @@ import { childTraceparent, type RequestOptions } from '@ioa/messaging';
  * the parent of the NATS request's, so one trace spans the HTTP call and the services behind it. Without the
  * header (or with a malformed one) a new trace starts.
  */
-export const TraceContext = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): RequestOptions => {
-    const request = context
-      .switchToHttp()
-      .getRequest<{ headers: Record<string, string | string[] | undefined> }>();
-    const header = request.headers[HEADER_TRACEPARENT];
-    return { traceparent: childTraceparent(typeof header === 'string' ? header : undefined) };
-  },
-);
+export const TraceContext = createParamDecorator((_data: unknown, context: ExecutionContext): RequestOptions => {
+  const request = context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined> }>();
+  const header = request.headers[HEADER_TRACEPARENT];
+  return { traceparent: childTraceparent(typeof header === 'string' ? header : undefined) };
+});

@@ -1,5 +1,7 @@
 import type { INestMicroservice } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { DataSource } from 'typeorm';
 import {
   ALL_CONTRACTS,
   AgentDeregisteredV1,
@@ -10,6 +12,7 @@ import {
   HeartbeatAgentV1,
   ListAgentsV1,
   RegisterAgentV1,
+  REGISTRY_EVENTS_STREAM,
   RegistryHealthV1,
   UpdateAgentV1,
   type RequestContract,
@@ -22,6 +25,8 @@ import {
   startTestInfrastructure,
   type TestInfrastructure,
 } from '@ioa/testing';
+import { OutboxEventEntity } from '../outbox/outbox-event.entity.js';
+import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { RegistryModule } from '../registry.module.js';
 import { watchRegistryEvents } from '../testing/registry-events.js';
 import { newAgentRegistration } from '../testing/agent-registration.factory.js';
@@ -281,6 +286,45 @@ describe('the agent registry over NATS', () => {
       'CONFLICT',
       'CONFLICT',
     ]);
+  });
+
+  describe('event delivery', () => {
+    it('leaves nothing in the outbox once the reply is out', async () => {
+      await client.request(RegisterAgentV1, newAgentRegistration());
+      expect(await service.get(DataSource).getRepository(OutboxEventEntity).count()).toBe(0);
+    });
+
+    it('publishes events that a crashed replica left in the outbox, and the stream keeps each event once', async () => {
+      const { agent } = await client.request(RegisterAgentV1, newAgentRegistration());
+      await watcher.waitFor(AgentRegisteredV1, agent.id);
+      const streams = await jetstreamManager(external);
+      const storedBefore = (await streams.streams.info(REGISTRY_EVENTS_STREAM)).state.messages;
+
+      // What a replica that died between commit and publish leaves behind: here, its first event again, plus one
+      // that never went out.
+      const outbox = service.get(DataSource).getRepository(OutboxEventEntity);
+      const anHourAgo = new Date(Date.now() - 3_600_000);
+      await outbox.insert([
+        {
+          subject: AgentRegisteredV1.subject,
+          messageId: `${agent.id}:1`,
+          payload: { agent },
+          createdAt: anHourAgo,
+        },
+        {
+          subject: AgentUpdatedV1.subject,
+          messageId: `${agent.id}:2`,
+          payload: { agent: { ...agent, revision: 2 } },
+          createdAt: anHourAgo,
+        },
+      ]);
+      await service.get(OutboxRelay).recoverOrphans();
+
+      await watcher.waitFor(AgentUpdatedV1, agent.id);
+      expect(await outbox.count()).toBe(0);
+      // The repeated registration reached core subscribers (at least once) but the stream stored only the new event.
+      expect((await streams.streams.info(REGISTRY_EVENTS_STREAM)).state.messages).toBe(storedBefore + 1);
+    });
   });
 
   describe('malformed payloads', () => {

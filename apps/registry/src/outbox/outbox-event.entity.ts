@@ -18,8 +18,9 @@ export class OutboxEventEntity {
   @Column({ name: 'message_id', type: 'varchar', length: 200 })
   messageId: string;
 
+  /** The event's contract payload (always a JSON object). */
   @Column({ type: 'jsonb' })
-  payload: unknown;
+  payload: object;
 
   @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
   createdAt: Date;

@@ -47,7 +47,11 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
    */
   publishCommitted(rows: OutboxEventEntity[]): Promise<void> {
     if (rows.length === 0 || this.closed) return Promise.resolve();
-    const work = this.publishAndRemove(rows).finally(() => this.inFlight.delete(work));
+    const work: Promise<void> = this.publishAndRemove(rows).then(
+      () => undefined,
+      () => undefined,
+    );
+    void work.finally(() => this.inFlight.delete(work));
     this.inFlight.add(work);
     return work;
   }

@@ -85,6 +85,10 @@ export class GoalEntity {
   @Column({ name: 'conclusion_forced_at', type: 'timestamptz', nullable: true })
   conclusionForcedAt: Date | null;
 
+  /** The conversation waits for the person (a member asked them); an active goal is then `input_required`. */
+  @Column({ name: 'waiting_for_user', type: 'boolean' })
+  waitingForUser: boolean;
+
   /** Team formation's claim on this goal (crash safety: an expired claim is taken over by the sweeper). */
   @Column({ name: 'formation_lease_until', type: 'timestamptz', nullable: true })
   formationLeaseUntil: Date | null;

@@ -64,6 +64,7 @@ export class GoalsService {
         roundStartedAt: now,
         roundStartTokens: 0,
         conclusionForcedAt: null,
+        waitingForUser: false,
         formationLeaseUntil: null,
         groupClosedAt: null,
         lastEventSeq: 0,

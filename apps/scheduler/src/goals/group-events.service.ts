@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { USER_SPEAKER, type GroupStateChangedV1Event, type MessagePostedV1Event } from '@ioa/contracts';
+import { SYSTEM_SENDER, USER_SPEAKER, type GroupStateChangedV1Event, type MessagePostedV1Event } from '@ioa/contracts';
 import { GoalEventLog } from '../events/goal-event-log.js';
 import { Budgets } from '../lifecycle/budgets.js';
 import { GoalChanges } from '../lifecycle/goal-changes.js';
@@ -32,14 +32,14 @@ export class GroupEventsService {
       const message = event.message;
       const recorded = await this.log.append(unit, goal, 'message', message, `message:${message.id}`);
       if (!recorded) return;
-      if (event.usage) {
-        this.goals.addUsage(goal, event.usage);
-        await this.goals.save(unit, goal);
-      }
+      this.goals.addUsage(goal, event.usage);
       if (message.type === 'user') {
         await this.lifecycle.resume(unit, goal);
-      } else if (message.nextSpeaker === USER_SPEAKER && goal.status === 'working') {
-        await this.goals.setStatus(unit, goal, { status: 'input_required' });
+      } else {
+        // A member asking the person makes the conversation wait for them; any member speaking again ends that.
+        if (message.nextSpeaker === USER_SPEAKER) goal.waitingForUser = true;
+        else if (message.senderId !== SYSTEM_SENDER) goal.waitingForUser = false;
+        await this.lifecycle.syncConversationStatus(unit, goal);
       }
       await this.budgets.check(unit, goal);
     });
@@ -53,13 +53,20 @@ export class GroupEventsService {
       const key = `group:${group.id}:${group.state}:${group.turn}:${group.lastSeq}:${group.updatedAt}`;
       const data = { group, previousState: event.previousState, reason: event.reason };
       if (!(await this.log.append(unit, goal, 'group', data, key))) return;
-      const active = ACTIVE_GOAL_STATUSES.includes(goal.status);
+      // Chat may report on the group before the scheduler has recorded it (an agent that concludes at once).
+      const forming = goal.status === 'forming_team';
+      if (forming && goal.groupId === null) goal.groupId = group.id;
+      const active = ACTIVE_GOAL_STATUSES.includes(goal.status) || forming;
       switch (group.state) {
         case 'concluded':
-          if (active) await this.lifecycle.end(unit, goal, { status: 'completed', conclusion: group.conclusion ?? '' });
+          if (active) {
+            goal.formationLeaseUntil = null;
+            await this.lifecycle.end(unit, goal, { status: 'completed', conclusion: group.conclusion ?? '' });
+          }
           return;
         case 'failed':
           if (!ENDED_GOAL_STATUSES.includes(goal.status)) {
+            goal.formationLeaseUntil = null;
             await this.lifecycle.end(unit, goal, {
               status: 'failed',
               reason: `The group chat ended: ${event.reason}`,
@@ -78,13 +85,9 @@ export class GroupEventsService {
         case 'discussing':
         case 'awaiting_sync_tasks':
         case 'paused':
-          if (goal.status === 'completed') {
-            await this.lifecycle.resume(unit, goal); // re-opened by a person's follow-up
-          } else if (goal.status === 'working' && group.currentSpeaker === USER_SPEAKER) {
-            await this.goals.setStatus(unit, goal, { status: 'input_required' });
-          } else if (goal.status === 'input_required' && group.currentSpeaker !== USER_SPEAKER) {
-            await this.goals.setStatus(unit, goal, { status: 'working' });
-          }
+          goal.waitingForUser = group.currentSpeaker === USER_SPEAKER;
+          if (goal.status === 'completed') await this.lifecycle.resume(unit, goal); // re-opened by a follow-up
+          else await this.lifecycle.syncConversationStatus(unit, goal);
           return;
       }
     });

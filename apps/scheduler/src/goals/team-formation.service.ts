@@ -303,12 +303,15 @@ export class TeamFormation {
       goal.groupId = group.id;
       goal.formationLeaseUntil = null;
       if (goal.status !== 'forming_team') {
-        // Canceled while the group was being opened: keep the group id so that the sweeper closes it.
+        // Canceled while the group was being opened (the follow-up closes the group), or already concluded by a
+        // fast team (chat's events overtook this reply).
         await this.goals.save(unit, goal);
         unit.afterCommit(() => this.lifecycle.followUp(goalId));
         return;
       }
       await this.goals.setStatus(unit, goal, { status: 'working' });
+      // The leader may already have asked the person something.
+      await this.lifecycle.syncConversationStatus(unit, goal);
       await this.budgets.check(unit, goal);
     });
   }

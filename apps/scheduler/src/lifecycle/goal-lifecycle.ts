@@ -67,6 +67,7 @@ export class GoalLifecycle {
    * that re-opened a completed goal — which starts a new round with fresh budgets.
    */
   async resume(unit: UnitOfWork, goal: GoalEntity): Promise<void> {
+    goal.waitingForUser = false;
     if (goal.status === 'completed') {
       goal.roundStartedAt = new Date();
       goal.roundStartTokens = goal.promptTokens + goal.completionTokens;
@@ -74,6 +75,19 @@ export class GoalLifecycle {
       await this.goals.setStatus(unit, goal, { status: 'working', statusReason: null });
     } else if (goal.status === 'input_required') {
       await this.goals.setStatus(unit, goal, { status: 'working' });
+    } else {
+      await this.goals.save(unit, goal);
+    }
+  }
+
+  /** An active goal is `input_required` exactly while its conversation waits for the person; saves the goal. */
+  async syncConversationStatus(unit: UnitOfWork, goal: GoalEntity): Promise<void> {
+    if (goal.status === 'working' && goal.waitingForUser) {
+      await this.goals.setStatus(unit, goal, { status: 'input_required' });
+    } else if (goal.status === 'input_required' && !goal.waitingForUser) {
+      await this.goals.setStatus(unit, goal, { status: 'working' });
+    } else {
+      await this.goals.save(unit, goal);
     }
   }
 

@@ -58,6 +58,8 @@ export class TasksService {
       for (const [index, assigned] of event.tasks.entries()) {
         if (knownIds.has(assigned.taskId)) continue;
         const draft = event.drafts[index];
+        // Tasks are listed by creation time: one millisecond apart keeps the order the move gave them.
+        const createdAt = new Date(now.getTime() + index);
         const task = unit.manager.create(TaskEntity, {
           id: assigned.taskId,
           goalId: goal.id,
@@ -78,8 +80,8 @@ export class TasksService {
           nextDispatchAt: now,
           childGoalId: null,
           messageId: event.messageId,
-          createdAt: now,
-          updatedAt: now,
+          createdAt,
+          updatedAt: createdAt,
           startedAt: null,
           completedAt: null,
         });

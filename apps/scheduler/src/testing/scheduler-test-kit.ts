@@ -55,8 +55,8 @@ export interface SchedulerHarness {
   goalIn(goalId: string, status: GoalStatus): Promise<GoalV1>;
   events(goalId: string): Promise<GoalEventV1[]>;
   registerAgent(spec: AgentSpec): Promise<TestAgent>;
-  /** Stops the scheduler and boots a new one on the same broker and database (a restart). */
-  restartScheduler(): Promise<void>;
+  /** Stops the scheduler and boots a new one on the same broker and database (a restart); `whileDown` runs between. */
+  restartScheduler(whileDown?: () => Promise<void>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -128,8 +128,9 @@ export async function startScheduler(environment: Record<string, string> = {}): 
       agents.push(agent);
       return agent;
     },
-    async restartScheduler() {
+    async restartScheduler(whileDown) {
       await harness.scheduler.close();
+      await whileDown?.();
       harness.scheduler = await boot(SchedulerModule, 'scheduler');
     },
     async stop() {

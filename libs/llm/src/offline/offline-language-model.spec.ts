@@ -24,15 +24,29 @@ function newAgent(overrides: Partial<AgentProfile> & { name: string }): AgentPro
 
 const codeRunner = newAgent({
   name: 'code-runner',
-  skills: [{ name: 'Run JavaScript', description: 'Executes JavaScript code and returns its output', tags: ['javascript', 'code', 'compute'] }],
+  skills: [
+    {
+      name: 'Run JavaScript',
+      description: 'Executes JavaScript code and returns its output',
+      tags: ['javascript', 'code', 'compute'],
+    },
+  ],
 });
 const researcher = newAgent({
   name: 'doc-researcher',
-  skills: [{ name: 'Research documents', description: 'Finds passages in the platform documents that answer a question', tags: ['research', 'documents', 'retrieval'] }],
+  skills: [
+    {
+      name: 'Research documents',
+      description: 'Finds passages in the platform documents that answer a question',
+      tags: ['research', 'documents', 'retrieval'],
+    },
+  ],
 });
 const writer = newAgent({
   name: 'writer',
-  skills: [{ name: 'Write reports', description: 'Composes a Markdown report from results', tags: ['writing', 'report'] }],
+  skills: [
+    { name: 'Write reports', description: 'Composes a Markdown report from results', tags: ['writing', 'report'] },
+  ],
 });
 
 function newTask(overrides: Partial<GroupTaskV1> & { assigneeId: string }): GroupTaskV1 {
@@ -71,7 +85,9 @@ describe('the offline model', () => {
   describe('clause splitting', () => {
     it('splits at connectives and sentence ends but never inside code', () => {
       expect(splitClauses(GOAL)).toEqual([
-        expect.stringMatching(/^Compute the sum of the first 100 primes with `let s=0,n=2,c=0;for.*console\.log\(s\)`$/),
+        expect.stringMatching(
+          /^Compute the sum of the first 100 primes with `let s=0,n=2,c=0;for.*console\.log\(s\)`$/,
+        ),
         'find in the documents how agent presence works',
         'write a short report',
       ]);
@@ -91,7 +107,9 @@ describe('the offline model', () => {
     });
 
     it('respects maxQueries', async () => {
-      const { output } = await model.decide(callFor(TeamQueriesPurpose, { goal: 'Run code. Read documents. Write a report.', maxQueries: 2 }));
+      const { output } = await model.decide(
+        callFor(TeamQueriesPurpose, { goal: 'Run code. Read documents. Write a report.', maxQueries: 2 }),
+      );
       expect(output.queries).toEqual(['Run code', 'Read documents']);
     });
   });
@@ -120,13 +138,22 @@ describe('the offline model', () => {
       );
       expect(output.members).toEqual([
         { agentId: codeRunner.agentId, reason: 'Skill "Run JavaScript" matches "run JavaScript code" (score 0.80)' },
-        { agentId: researcher.agentId, reason: 'Skill "Research documents" matches "research the documents" (score 0.70)' },
+        {
+          agentId: researcher.agentId,
+          reason: 'Skill "Research documents" matches "research the documents" (score 0.70)',
+        },
       ]);
     });
 
     it('picks nobody when no candidate is similar enough', async () => {
       const { output } = await model.decide(
-        callFor(TeamPickPurpose, { goal: GOAL, queries, minScore: 0.5, maxMembers: 4, candidates: [candidate(writer, queries[2], 0.1)] }),
+        callFor(TeamPickPurpose, {
+          goal: GOAL,
+          queries,
+          minScore: 0.5,
+          maxMembers: 4,
+          candidates: [candidate(writer, queries[2], 0.1)],
+        }),
       );
       expect(output.members).toEqual([]);
       expect(output.rationale).toContain('No candidate');
@@ -157,7 +184,11 @@ describe('the offline model', () => {
           description: expect.stringContaining('console.log(s)`'),
           abstract: expect.stringMatching(/^Compute the sum/),
         },
-        { assigneeId: researcher.agentId, description: 'find in the documents how agent presence works', abstract: 'find in the documents how agent presence works' },
+        {
+          assigneeId: researcher.agentId,
+          description: 'find in the documents how agent presence works',
+          abstract: 'find in the documents how agent presence works',
+        },
       ]);
     });
 
@@ -165,22 +196,48 @@ describe('the offline model', () => {
       const running = newTask({ assigneeId: researcher.agentId, state: 'working' });
       const done = newTask({ assigneeId: codeRunner.agentId, state: 'completed', result: '24133' });
       const { output } = await model.decide(
-        callFor(TurnMovePurpose, turnInput({ turn: 2, tasks: [done, running], recentMessages: [newMessage({ seq: 1, type: 'async_task_assign' })] })),
+        callFor(
+          TurnMovePurpose,
+          turnInput({
+            turn: 2,
+            tasks: [done, running],
+            recentMessages: [newMessage({ seq: 1, type: 'async_task_assign' })],
+          }),
+        ),
       );
       expect(output).toMatchObject({ type: 'pause', awaitTaskIds: [running.taskId] });
     });
 
     it('leader with every task finished and a writer: a sync task for the writer carrying the results', async () => {
       const tasks = [
-        newTask({ assigneeId: codeRunner.agentId, assigneeName: 'code-runner', abstract: 'Compute', state: 'completed', result: '24133' }),
-        newTask({ assigneeId: researcher.agentId, assigneeName: 'doc-researcher', abstract: 'Presence', state: 'failed', result: 'no index' }),
+        newTask({
+          assigneeId: codeRunner.agentId,
+          assigneeName: 'code-runner',
+          abstract: 'Compute',
+          state: 'completed',
+          result: '24133',
+        }),
+        newTask({
+          assigneeId: researcher.agentId,
+          assigneeName: 'doc-researcher',
+          abstract: 'Presence',
+          state: 'failed',
+          result: 'no index',
+        }),
       ];
-      const { output } = await model.decide(callFor(TurnMovePurpose, turnInput({ turn: 3, tasks, recentMessages: [newMessage({ seq: 1, type: 'async_task_assign' })] })));
+      const { output } = await model.decide(
+        callFor(
+          TurnMovePurpose,
+          turnInput({ turn: 3, tasks, recentMessages: [newMessage({ seq: 1, type: 'async_task_assign' })] }),
+        ),
+      );
       expect(output.type).toBe('sync_task_assign');
       expect(output.nextSpeaker).toBe(codeRunner.agentId);
       expect(output.tasks).toHaveLength(1);
       expect(output.tasks?.[0].assigneeId).toBe(writer.agentId);
-      expect(output.tasks?.[0].description).toMatch(/^Compose a report from the results below\.\n\nGoal: Compute the sum/);
+      expect(output.tasks?.[0].description).toMatch(
+        /^Compose a report from the results below\.\n\nGoal: Compute the sum/,
+      );
       expect(output.tasks?.[0].description).toContain('### code-runner: Compute\n24133');
       expect(output.tasks?.[0].description).toContain('### doc-researcher: Presence\n(failed: no index)');
     });
@@ -190,20 +247,35 @@ describe('the offline model', () => {
         newTask({ assigneeId: codeRunner.agentId, state: 'completed', result: '24133' }),
         newTask({ assigneeId: writer.agentId, mode: 'sync', state: 'completed', result: '# Report' }),
       ];
-      const { output } = await model.decide(callFor(TurnMovePurpose, turnInput({ turn: 4, tasks, recentMessages: [newMessage({ seq: 3, type: 'sync_task_assign' })] })));
+      const { output } = await model.decide(
+        callFor(
+          TurnMovePurpose,
+          turnInput({ turn: 4, tasks, recentMessages: [newMessage({ seq: 3, type: 'sync_task_assign' })] }),
+        ),
+      );
       expect(output.type).toBe('conclude');
     });
 
     it('leader without a writer: concludes once every task finished', async () => {
       const tasks = [newTask({ assigneeId: codeRunner.agentId, state: 'completed', result: '24133' })];
       const { output } = await model.decide(
-        callFor(TurnMovePurpose, turnInput({ members: [codeRunner, researcher], tasks, recentMessages: [newMessage({ seq: 1, type: 'async_task_assign' })] })),
+        callFor(
+          TurnMovePurpose,
+          turnInput({
+            members: [codeRunner, researcher],
+            tasks,
+            recentMessages: [newMessage({ seq: 1, type: 'async_task_assign' })],
+          }),
+        ),
       );
       expect(output.type).toBe('conclude');
     });
 
     it("leader with a person's follow-up after the last assignment: assigns the follow-up's clauses", async () => {
-      const tasks = [newTask({ assigneeId: codeRunner.agentId, state: 'completed', result: '24133' }), newTask({ assigneeId: writer.agentId, state: 'completed', result: 'r' })];
+      const tasks = [
+        newTask({ assigneeId: codeRunner.agentId, state: 'completed', result: '24133' }),
+        newTask({ assigneeId: writer.agentId, state: 'completed', result: 'r' }),
+      ];
       const { output } = await model.decide(
         callFor(
           TurnMovePurpose,
@@ -212,22 +284,37 @@ describe('the offline model', () => {
             recentMessages: [
               newMessage({ seq: 1, type: 'async_task_assign' }),
               newMessage({ seq: 5, type: 'conclude' }),
-              newMessage({ seq: 6, type: 'user', senderId: 'user', senderName: 'user', content: 'Also run `console.log(2+2)`.' }),
+              newMessage({
+                seq: 6,
+                type: 'user',
+                senderId: 'user',
+                senderName: 'user',
+                content: 'Also run `console.log(2+2)`.',
+              }),
             ],
           }),
         ),
       );
-      expect(output).toMatchObject({ type: 'async_task_assign', tasks: [{ assigneeId: codeRunner.agentId, description: 'run `console.log(2+2)`' }] });
+      expect(output).toMatchObject({
+        type: 'async_task_assign',
+        tasks: [{ assigneeId: codeRunner.agentId, description: 'run `console.log(2+2)`' }],
+      });
     });
 
     it('non-leader: acknowledges and hands the turn back to the leader', async () => {
       const { output } = await model.decide(callFor(TurnMovePurpose, turnInput({ self: researcher })));
-      expect(output).toEqual({ type: 'discussion', content: expect.stringContaining('code-runner, over to you'), nextSpeaker: codeRunner.agentId });
+      expect(output).toEqual({
+        type: 'discussion',
+        content: expect.stringContaining('code-runner, over to you'),
+        nextSpeaker: codeRunner.agentId,
+      });
     });
 
     it('mustConclude: concludes whatever the state', async () => {
       const tasks = [newTask({ assigneeId: researcher.agentId, state: 'working' })];
-      const { output } = await model.decide(callFor(TurnMovePurpose, turnInput({ mustConclude: true, reason: 'token budget reached', tasks })));
+      const { output } = await model.decide(
+        callFor(TurnMovePurpose, turnInput({ mustConclude: true, reason: 'token budget reached', tasks })),
+      );
       expect(output).toEqual({ type: 'conclude', content: 'Concluding now (token budget reached).' });
     });
 
@@ -239,7 +326,14 @@ describe('the offline model', () => {
   });
 
   describe('conclusion', () => {
-    const base = { goal: GOAL, self: codeRunner, members: [codeRunner, researcher, writer], recentMessages: [], reason: 'done', forced: false };
+    const base = {
+      goal: GOAL,
+      self: codeRunner,
+      members: [codeRunner, researcher, writer],
+      recentMessages: [],
+      reason: 'done',
+      forced: false,
+    };
 
     it("is the writer's latest report when there is one", async () => {
       const tasks = [
@@ -252,10 +346,23 @@ describe('the offline model', () => {
 
     it('otherwise summarizes every task, and says when it was forced', async () => {
       const tasks = [
-        newTask({ assigneeId: codeRunner.agentId, assigneeName: 'code-runner', abstract: 'Compute', state: 'completed', result: '24133' }),
-        newTask({ assigneeId: researcher.agentId, assigneeName: 'doc-researcher', abstract: 'Presence', state: 'working' }),
+        newTask({
+          assigneeId: codeRunner.agentId,
+          assigneeName: 'code-runner',
+          abstract: 'Compute',
+          state: 'completed',
+          result: '24133',
+        }),
+        newTask({
+          assigneeId: researcher.agentId,
+          assigneeName: 'doc-researcher',
+          abstract: 'Presence',
+          state: 'working',
+        }),
       ];
-      const { output } = await model.decide(callFor(ConclusionPurpose, { ...base, tasks, forced: true, reason: 'time budget reached' }));
+      const { output } = await model.decide(
+        callFor(ConclusionPurpose, { ...base, tasks, forced: true, reason: 'time budget reached' }),
+      );
       expect(output.conclusion).toContain('_Concluded early: time budget reached._');
       expect(output.conclusion).toContain('- **code-runner** — Compute (completed): 24133');
       expect(output.conclusion).toContain('- **doc-researcher** — Presence (working)');
@@ -273,7 +380,12 @@ describe('the offline model', () => {
           assignee,
           recentMessages: [],
           earlierResults: [
-            { abstract: 'Presence', assigneeName: 'doc-researcher', state: 'completed', result: 'Heartbeats every 10 s.' },
+            {
+              abstract: 'Presence',
+              assigneeName: 'doc-researcher',
+              state: 'completed',
+              result: 'Heartbeats every 10 s.',
+            },
             { abstract: 'Broken', assigneeName: 'x', state: 'failed', result: 'nope' },
           ],
         }),
@@ -288,8 +400,12 @@ describe('the offline model', () => {
 
     it('gives report criteria to a writer and research criteria to a researcher', async () => {
       const common = { goal: GOAL, abstract: 'x', recentMessages: [], earlierResults: [] };
-      const report = await model.decide(callFor(TaskBriefPurpose, { ...common, description: 'Compose a report.', assignee: writer }));
-      const research = await model.decide(callFor(TaskBriefPurpose, { ...common, description: 'How does presence work?', assignee: researcher }));
+      const report = await model.decide(
+        callFor(TaskBriefPurpose, { ...common, description: 'Compose a report.', assignee: writer }),
+      );
+      const research = await model.decide(
+        callFor(TaskBriefPurpose, { ...common, description: 'How does presence work?', assignee: researcher }),
+      );
       expect(report.output.completionCriteria).toMatch(/^A Markdown report/);
       expect(research.output.completionCriteria).toMatch(/^The passages/);
       expect(report.output.inputs).toBe('');
@@ -305,19 +421,32 @@ describe('the offline model', () => {
     };
 
     it('delegates when the brief asks for a sub-team and depth < maxDepth, without the request in the child goal', async () => {
-      const { output } = await model.decide(callFor(TaskDelegatePurpose, { agent: researcher, brief, depth: 0, maxDepth: 1 }));
-      expect(output).toEqual({ delegate: true, goal: 'Research how presence works and write a summary', reason: 'The brief asks for a sub-team' });
+      const { output } = await model.decide(
+        callFor(TaskDelegatePurpose, { agent: researcher, brief, depth: 0, maxDepth: 1 }),
+      );
+      expect(output).toEqual({
+        delegate: true,
+        goal: 'Research how presence works and write a summary',
+        reason: 'The brief asks for a sub-team',
+      });
     });
 
     it('does not delegate at maxDepth', async () => {
-      const { output } = await model.decide(callFor(TaskDelegatePurpose, { agent: researcher, brief, depth: 1, maxDepth: 1 }));
+      const { output } = await model.decide(
+        callFor(TaskDelegatePurpose, { agent: researcher, brief, depth: 1, maxDepth: 1 }),
+      );
       expect(output.delegate).toBe(false);
       expect(output.reason).toContain('maxDepth');
     });
 
     it('does not delegate when the brief does not ask', async () => {
       const { output } = await model.decide(
-        callFor(TaskDelegatePurpose, { agent: researcher, brief: { ...brief, description: 'Research presence' }, depth: 0, maxDepth: 3 }),
+        callFor(TaskDelegatePurpose, {
+          agent: researcher,
+          brief: { ...brief, description: 'Research presence' },
+          depth: 0,
+          maxDepth: 3,
+        }),
       );
       expect(output).toEqual({ delegate: false, reason: 'The brief does not ask for a sub-team' });
     });
@@ -329,7 +458,8 @@ describe('the offline model', () => {
         callFor(WriterReportPurpose, {
           title: 'Compose a report',
           goal: 'Explain presence',
-          description: 'Compose a report from these results:\n\n### code-runner: Compute\n24133\n\n### doc-researcher: Presence\nduplicate',
+          description:
+            'Compose a report from these results:\n\n### code-runner: Compute\n24133\n\n### doc-researcher: Presence\nduplicate',
           inputs: '### doc-researcher: Presence\n- Agents heartbeat.\n- Silence past the TTL\n  means offline.',
         }),
       );
@@ -347,7 +477,13 @@ describe('the offline model', () => {
     });
 
     it('treats inputs without sections as one section', async () => {
-      const { output } = await model.decide(callFor(WriterReportPurpose, { title: 'T', description: 'd', inputs: 'paragraph one,\nwrapped\n\nparagraph two' }));
+      const { output } = await model.decide(
+        callFor(WriterReportPurpose, {
+          title: 'T',
+          description: 'd',
+          inputs: 'paragraph one,\nwrapped\n\nparagraph two',
+        }),
+      );
       expect(output.report).toContain('# T\n\n## Summary');
       expect(output.report).toContain('## Inputs\n\n- paragraph one, wrapped\n- paragraph two');
     });
@@ -359,6 +495,8 @@ describe('the offline model', () => {
   });
 
   it('rejects an input that does not match the purpose', async () => {
-    await expect(model.decide({ ...callFor(TeamQueriesPurpose, { goal: '', maxQueries: 3 }) })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(model.decide({ ...callFor(TeamQueriesPurpose, { goal: '', maxQueries: 3 }) })).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
   });
 });

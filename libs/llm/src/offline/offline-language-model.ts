@@ -1,6 +1,12 @@
 import { ContractError } from '@ioa/contracts';
 import { validatePayload } from '@ioa/messaging';
-import { ModelDecisionError, type LanguageModel, type ModelCall, type ModelDecision, type ModelPurpose } from '../language-model.js';
+import {
+  ModelDecisionError,
+  type LanguageModel,
+  type ModelCall,
+  type ModelDecision,
+  type ModelPurpose,
+} from '../language-model.js';
 import { ConclusionInput, TurnMoveInput } from '../purposes/turn.purpose.js';
 import { TeamPickInput, TeamQueriesInput } from '../purposes/team.purpose.js';
 import { TaskBriefInput, TaskDelegateInput } from '../purposes/task.purpose.js';
@@ -55,9 +61,15 @@ export class OfflineLanguageModel implements LanguageModel {
       return { output, usage };
     } catch (error) {
       const reason = error instanceof ContractError ? error.message : String(error);
-      throw new ModelDecisionError(call.purpose, `Offline rule for ${call.purpose} produced an invalid answer: ${reason}`, usage, 1, {
-        cause: error,
-      });
+      throw new ModelDecisionError(
+        call.purpose,
+        `Offline rule for ${call.purpose} produced an invalid answer: ${reason}`,
+        usage,
+        1,
+        {
+          cause: error,
+        },
+      );
     }
   }
 

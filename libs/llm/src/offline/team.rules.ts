@@ -1,4 +1,10 @@
-import type { TeamPickInput, TeamPickMember, TeamPickOutput, TeamQueriesInput, TeamQueriesOutput } from '../purposes/team.purpose.js';
+import type {
+  TeamPickInput,
+  TeamPickMember,
+  TeamPickOutput,
+  TeamQueriesInput,
+  TeamQueriesOutput,
+} from '../purposes/team.purpose.js';
 import { bestSkill } from './profiles.js';
 import { splitClauses, truncate } from './text.js';
 
@@ -6,7 +12,13 @@ import { splitClauses, truncate } from './text.js';
 export function teamQueries(input: TeamQueriesInput): TeamQueriesOutput {
   const clauses = splitClauses(input.goal);
   const queries = (clauses.length > 0 ? clauses : [input.goal]).map((clause) =>
-    truncate(clause.replace(/```[\s\S]*?```|`[^`\n]+`/g, 'JavaScript code').replace(/\s+/g, ' ').trim(), 1000),
+    truncate(
+      clause
+        .replace(/```[\s\S]*?```|`[^`\n]+`/g, 'JavaScript code')
+        .replace(/\s+/g, ' ')
+        .trim(),
+      1000,
+    ),
   );
   return { queries: [...new Set(queries)].slice(0, input.maxQueries ?? 6) };
 }
@@ -24,7 +36,10 @@ export function teamPick(input: TeamPickInput): TeamPickOutput {
   for (const query of input.queries) {
     if (members.length >= maxMembers) break;
     const best = input.candidates
-      .filter((candidate) => candidate.matchedQuery === query && candidate.score >= minScore && !picked.has(candidate.agentId))
+      .filter(
+        (candidate) =>
+          candidate.matchedQuery === query && candidate.score >= minScore && !picked.has(candidate.agentId),
+      )
       .sort((left, right) => right.score - left.score || left.name.localeCompare(right.name))[0];
     if (!best) continue;
     picked.add(best.agentId);

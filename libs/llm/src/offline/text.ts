@@ -21,14 +21,22 @@ export function containsCode(text: string): boolean {
 
 // Sentence ends, semicolons, line breaks, and the connectives people use to chain steps ("…, then …",
 // "… and then …", "…, and …", "… and also …"). A bare " and " is kept: "search and summarize" is one step.
-const CLAUSE_BOUNDARY = /(?<=[.!?;])\s+|;|\n+|,\s*and then\s+|\s+and then\s+|,\s*then\s+|,\s*and also\s+|\s+and also\s+|,\s+and\s+/i;
+const CLAUSE_BOUNDARY =
+  /(?<=[.!?;])\s+|;|\n+|,\s*and then\s+|\s+and then\s+|,\s*then\s+|,\s*and also\s+|\s+and also\s+|,\s+and\s+/i;
 
 /** Splits a request into its steps, keeping code verbatim. Steps without any keyword are dropped. */
 export function splitClauses(text: string): string[] {
   const { masked, restore } = maskCode(text);
   return masked
     .split(CLAUSE_BOUNDARY)
-    .map((part) => restore((part ?? '').trim().replace(/^(and|then|also)\s+/i, '').replace(/[\s.;,!]+$/, '')))
+    .map((part) =>
+      restore(
+        (part ?? '')
+          .trim()
+          .replace(/^(and|then|also)\s+/i, '')
+          .replace(/[\s.;,!]+$/, ''),
+      ),
+    )
     .filter((part) => keywords(part).size > 0);
 }
 

@@ -25,7 +25,9 @@ function openRequest(input: TurnMoveInput): string | undefined {
     0,
     ...input.recentMessages.filter((message) => ASSIGNING_MOVES.has(message.type)).map((message) => message.seq),
   );
-  const followUp = input.recentMessages.filter((message) => message.type === 'user' && message.seq > lastAssignment).at(-1);
+  const followUp = input.recentMessages
+    .filter((message) => message.type === 'user' && message.seq > lastAssignment)
+    .at(-1);
   if (followUp) return followUp.content;
   return input.tasks.length === 0 ? input.goal : undefined;
 }
@@ -37,7 +39,11 @@ function draftTasks(request: string, members: AgentProfile[]): TaskDraftV1[] {
   for (const clause of splitClauses(request)) {
     const owner = bestMember(clause, workers);
     if (!owner) continue;
-    drafts.push({ assigneeId: owner.agentId, description: truncate(clause, 8000), abstract: truncate(firstSentence(clause), 120) });
+    drafts.push({
+      assigneeId: owner.agentId,
+      description: truncate(clause, 8000),
+      abstract: truncate(firstSentence(clause), 120),
+    });
     if (drafts.length === MAX_TASKS_PER_MOVE) break;
   }
   return drafts;
@@ -50,7 +56,10 @@ export function resultSections(tasks: GroupTaskV1[], members: AgentProfile[], bu
   const perTask = Math.max(200, Math.floor(budget / Math.max(1, finished.length)) - 100);
   return finished
     .map((task) => {
-      const body = task.state === 'completed' ? (task.result ?? '(no result)') : `(${task.state}: ${task.result ?? 'no reason given'})`;
+      const body =
+        task.state === 'completed'
+          ? (task.result ?? '(no result)')
+          : `(${task.state}: ${task.result ?? 'no reason given'})`;
       return `### ${task.assigneeName}: ${task.abstract}\n${truncate(body, Math.min(perTask, RESULT_EXCERPT))}`;
     })
     .join('\n\n');
@@ -107,13 +116,18 @@ export function turnMove(input: TurnMoveInput): TurnMoveOutput {
   if (unfinished.length > 0) {
     return {
       type: 'pause',
-      content: truncate(`Waiting for ${unfinished.map((task) => `${task.assigneeName} (${task.abstract})`).join(', ')}.`, 20000),
+      content: truncate(
+        `Waiting for ${unfinished.map((task) => `${task.assigneeName} (${task.abstract})`).join(', ')}.`,
+        20000,
+      ),
       awaitTaskIds: unfinished.slice(0, 16).map((task) => task.taskId),
     };
   }
   if (writer) {
     const lastWorkerTask = input.tasks.map((task) => task.assigneeId !== writer.agentId).lastIndexOf(true);
-    const writerTaskAfter = input.tasks.some((task, index) => index > lastWorkerTask && task.assigneeId === writer.agentId);
+    const writerTaskAfter = input.tasks.some(
+      (task, index) => index > lastWorkerTask && task.assigneeId === writer.agentId,
+    );
     if (!writerTaskAfter) return writerAssignment(input, writer, input.goal);
   }
   return { type: 'conclude', content: 'Every task has finished; concluding with the results.' };
@@ -122,7 +136,10 @@ export function turnMove(input: TurnMoveInput): TurnMoveOutput {
 function writerAssignment(input: TurnMoveInput, writer: AgentProfile, request: string): TurnMoveOutput {
   const sections = resultSections(input.tasks, input.members);
   // First sentence short (it becomes the brief's abstract); the request on its own line for the writer's title.
-  const description = truncate(`Compose a report from the results below.\n\nGoal: ${request}${sections ? `\n\n${sections}` : ''}`, 8000);
+  const description = truncate(
+    `Compose a report from the results below.\n\nGoal: ${request}${sections ? `\n\n${sections}` : ''}`,
+    8000,
+  );
   return {
     type: 'sync_task_assign',
     content: `${writer.name}, please compose the report from the results.`,
@@ -137,7 +154,9 @@ function writerAssignment(input: TurnMoveInput, writer: AgentProfile, request: s
  */
 export function conclusion(input: ConclusionInput): ConclusionOutput {
   const writers = new Set(input.members.filter(isWriter).map((member) => member.agentId));
-  const report = input.tasks.filter((task) => writers.has(task.assigneeId) && task.state === 'completed' && task.result).at(-1);
+  const report = input.tasks
+    .filter((task) => writers.has(task.assigneeId) && task.state === 'completed' && task.result)
+    .at(-1);
   const forcedNote = input.forced ? `_Concluded early: ${input.reason}._\n\n` : '';
   if (report?.result) return { conclusion: truncate(`${forcedNote}${report.result}`, 20000) };
   const lines = input.tasks.map((task) => {

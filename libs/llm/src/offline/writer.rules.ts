@@ -26,7 +26,12 @@ function bullets(body: string): string {
   if (body.includes('```')) return body; // code stays a block, as written
   const lines = body
     .split(/\n\s*\n|\n(?=\s*(?:[-*•]|\d+\.)\s)/)
-    .map((paragraph) => paragraph.replace(/\s*\n\s*/g, ' ').trim().replace(/^[-*•]\s+/, ''))
+    .map((paragraph) =>
+      paragraph
+        .replace(/\s*\n\s*/g, ' ')
+        .trim()
+        .replace(/^[-*•]\s+/, ''),
+    )
     .filter((line) => line.length > 0);
   if (lines.length === 0) return '- (empty)';
   const shown = lines.slice(0, MAX_BULLETS).map((line) => `- ${truncate(line, 400)}`);
@@ -47,7 +52,8 @@ export function writerReport(input: WriterReportInput): WriterReportOutput {
     seen.add(section.heading);
     return true;
   });
-  if (sections.length === 0 && input.inputs.trim().length > 0) sections.push({ heading: 'Inputs', body: input.inputs.trim() });
+  if (sections.length === 0 && input.inputs.trim().length > 0)
+    sections.push({ heading: 'Inputs', body: input.inputs.trim() });
   const parts = [input.goal ? `# Report: ${firstSentence(input.goal, 200)}` : `# ${input.title}`];
   parts.push(
     '## Summary',

@@ -77,5 +77,5 @@ export const TaskDelegatePurpose = definePurpose({
   outputType: TaskDelegateOutput,
   instructions:
     'Decide whether `agent` should do this task itself or form a sub-team for it. Delegate only when the task ' +
-    'needs skills the agent lacks and depth < maxDepth; then write the sub-team\'s goal (self-contained).',
+    "needs skills the agent lacks and depth < maxDepth; then write the sub-team's goal (self-contained).",
 });

@@ -1,4 +1,14 @@
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  MaxLength,
+} from 'class-validator';
 import { GroupTaskV1, IsNested, IsText, MOVE_TYPES, TaskDraftV1, type MoveType } from '@ioa/contracts';
 import { definePurpose } from '../language-model.js';
 import { AgentProfile, ConversationMessage } from './profiles.js';

@@ -50,10 +50,16 @@ export class CodeRunnerAgent implements HostedAgent {
   async run({ assignment, signal }: TaskWork): Promise<TaskOutcome> {
     const code = extractJavaScript(assignment.brief);
     if (!code) {
-      return { state: 'rejected', content: 'The brief contains no JavaScript to run (put it in backticks or a fenced block).' };
+      return {
+        state: 'rejected',
+        content: 'The brief contains no JavaScript to run (put it in backticks or a fenced block).',
+      };
     }
     const untilDeadline = Date.parse(assignment.deadline) - Date.now();
-    const timeoutMs = Math.max(100, Math.min(this.config.codeRunner.timeoutMs, Number.isFinite(untilDeadline) ? untilDeadline : Infinity));
+    const timeoutMs = Math.max(
+      100,
+      Math.min(this.config.codeRunner.timeoutMs, Number.isFinite(untilDeadline) ? untilDeadline : Infinity),
+    );
     const result = await runJavaScript(code, { ...this.config.codeRunner, timeoutMs }, signal);
     return describeRun(result, timeoutMs, this.config.codeRunner.memoryMb);
   }

@@ -8,8 +8,17 @@ const limits: SandboxLimits = { timeoutMs: 5000, memoryMb: 64, maxOutputBytes: 6
 
 describe('the JavaScript sandbox (a real node child process)', () => {
   it('runs code and captures stdout, stderr and the exit code', async () => {
-    const result = await runJavaScript('console.log("sum", [1, 2, 3].reduce((a, b) => a + b)); console.error("careful")', limits);
-    expect(result).toMatchObject({ exitCode: 0, stdout: 'sum 6\n', stderr: 'careful\n', timedOut: false, memoryExceeded: false });
+    const result = await runJavaScript(
+      'console.log("sum", [1, 2, 3].reduce((a, b) => a + b)); console.error("careful")',
+      limits,
+    );
+    expect(result).toMatchObject({
+      exitCode: 0,
+      stdout: 'sum 6\n',
+      stderr: 'careful\n',
+      timedOut: false,
+      memoryExceeded: false,
+    });
     expect(describeRun(result, limits.timeoutMs, limits.memoryMb)).toEqual({
       state: 'completed',
       content: expect.stringMatching(/^sum 6\n\nstderr:\ncareful\n\n\(exit code 0, \d+ ms\)$/),
@@ -18,7 +27,9 @@ describe('the JavaScript sandbox (a real node child process)', () => {
 
   it('shows the value of the last expression when the code prints nothing, and awaits promises', async () => {
     expect((await runJavaScript('let s = 0; for (let i = 1; i <= 10; i++) s += i; s', limits)).stdout).toBe('55\n');
-    expect((await runJavaScript('new Promise((resolve) => setTimeout(() => resolve(2 ** 10), 10))', limits)).stdout).toBe('1024\n');
+    expect(
+      (await runJavaScript('new Promise((resolve) => setTimeout(() => resolve(2 ** 10), 10))', limits)).stdout,
+    ).toBe('1024\n');
   });
 
   it('reports a failing script as failed with its error', async () => {
@@ -34,18 +45,27 @@ describe('the JavaScript sandbox (a real node child process)', () => {
     const result = await runJavaScript('while (true) {}', { ...limits, timeoutMs: 800 });
     expect(result).toMatchObject({ timedOut: true, signal: 'SIGKILL' });
     expect(Date.now() - started).toBeLessThan(5000);
-    expect(describeRun(result, 800, limits.memoryMb)).toMatchObject({ state: 'failed', content: expect.stringContaining('killed after the 800 ms time limit') });
+    expect(describeRun(result, 800, limits.memoryMb)).toMatchObject({
+      state: 'failed',
+      content: expect.stringContaining('killed after the 800 ms time limit'),
+    });
   });
 
   it('stops code that exceeds the memory cap', async () => {
-    const result = await runJavaScript('const hoard = []; for (;;) hoard.push(new Array(100000).fill(Math.random()));', {
-      ...limits,
-      memoryMb: 32,
-      timeoutMs: 20_000,
-    });
+    const result = await runJavaScript(
+      'const hoard = []; for (;;) hoard.push(new Array(100000).fill(Math.random()));',
+      {
+        ...limits,
+        memoryMb: 32,
+        timeoutMs: 20_000,
+      },
+    );
     expect(result.memoryExceeded).toBe(true);
     expect(result.timedOut).toBe(false);
-    expect(describeRun(result, 20_000, 32)).toMatchObject({ state: 'failed', content: expect.stringContaining('32 MB memory limit') });
+    expect(describeRun(result, 20_000, 32)).toMatchObject({
+      state: 'failed',
+      content: expect.stringContaining('32 MB memory limit'),
+    });
   });
 
   it('kills the process when its output floods', async () => {
@@ -91,7 +111,10 @@ describe('the JavaScript sandbox (a real node child process)', () => {
         'eval("1 + 1")',
       ];
       const code = probes
-        .map((probe) => `try { console.log(${JSON.stringify(probe)}, "=>", ${probe}); } catch (error) { console.log(${JSON.stringify(probe)}, "=> blocked:", error.name); }`)
+        .map(
+          (probe) =>
+            `try { console.log(${JSON.stringify(probe)}, "=>", ${probe}); } catch (error) { console.log(${JSON.stringify(probe)}, "=> blocked:", error.name); }`,
+        )
         .join('\n');
       const result = await runJavaScript(code, limits);
       expect(result.stdout.trim().split('\n')).toEqual([

@@ -23,10 +23,14 @@ export interface SandboxResult {
   canceled: boolean;
 }
 
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+
 /** The node flags of the child: see `sandbox-child.source.ts` for what each layer is for. */
 export function sandboxFlags(limits: Pick<SandboxLimits, 'memoryMb'>): string[] {
   return [
-    '--experimental-permission', // Node 20 name of --permission: nothing is allowed (no --allow-* flag)
+    // The permission model with nothing allowed (no --allow-* flag). Node 20/22 call it --experimental-permission;
+    // from Node 23.5 it is --permission (and from Node 25 it also denies the network unless --allow-net).
+    NODE_MAJOR >= 24 ? '--permission' : '--experimental-permission',
     '--disallow-code-generation-from-strings',
     `--max-old-space-size=${limits.memoryMb}`,
     '--max-semi-space-size=2',
@@ -89,7 +93,9 @@ export function runJavaScript(code: string, limits: SandboxLimits, signal?: Abor
         ...flags,
         // V8 aborts (SIGABRT, exit 134) with "heap out of memory" when the old-space cap is hit.
         memoryExceeded:
-          !flags.timedOut && !flags.canceled && (exitSignal === 'SIGABRT' || exitCode === 134 || /heap out of memory|Reached heap limit/i.test(stderr)),
+          !flags.timedOut &&
+          !flags.canceled &&
+          (exitSignal === 'SIGABRT' || exitCode === 134 || /heap out of memory|Reached heap limit/i.test(stderr)),
       });
     });
     child.on('error', (error) => {

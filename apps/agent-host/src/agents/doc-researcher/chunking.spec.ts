@@ -4,7 +4,10 @@ import { HashingTextEmbedder } from './text-embedder.js';
 
 describe('chunkMarkdown', () => {
   it('cuts a document into passages per section, with the heading path and the title', () => {
-    const parsed = chunkMarkdown('# Presence\n\nIntro text.\n\n## Heartbeats\n\nBeat often.\n\n### Details\n\nTTL.\n\n```\n# not a heading\n```', 'presence');
+    const parsed = chunkMarkdown(
+      '# Presence\n\nIntro text.\n\n## Heartbeats\n\nBeat often.\n\n### Details\n\nTTL.\n\n```\n# not a heading\n```',
+      'presence',
+    );
     expect(parsed.title).toBe('Presence');
     expect(parsed.chunks).toEqual([
       { ordinal: 0, heading: 'Presence', content: 'Intro text.' },

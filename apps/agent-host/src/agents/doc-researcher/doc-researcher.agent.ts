@@ -10,7 +10,10 @@ const PASSAGE_CHARS = 700;
 export function questionOf(brief: TaskBriefV1): string {
   return brief.description
     .replace(/```[\s\S]*?```/g, ' ')
-    .replace(/^\s*(please\s+)?(find|look up|search|research|check|read)(\s+(in|through))?(\s+the)?(\s+(docs|documents|documentation|collection))?\s*(for|about|on)?\s*/i, '')
+    .replace(
+      /^\s*(please\s+)?(find|look up|search|research|check|read)(\s+(in|through))?(\s+the)?(\s+(docs|documents|documentation|collection))?\s*(for|about|on)?\s*/i,
+      '',
+    )
     .trim();
 }
 
@@ -59,8 +62,11 @@ export class DocResearcherAgent implements HostedAgent {
       return { state: 'failed', content: `Nothing in the document collection matches "${question}".` };
     }
     const lines = passages.map((passage, rank) => {
-      const excerpt = passage.content.length > PASSAGE_CHARS ? `${passage.content.slice(0, PASSAGE_CHARS - 1)}…` : passage.content;
-      const where = passage.heading.startsWith(passage.title) ? passage.heading : `${passage.title} › ${passage.heading}`;
+      const excerpt =
+        passage.content.length > PASSAGE_CHARS ? `${passage.content.slice(0, PASSAGE_CHARS - 1)}…` : passage.content;
+      const where = passage.heading.startsWith(passage.title)
+        ? passage.heading
+        : `${passage.title} › ${passage.heading}`;
       return `${rank + 1}. **${where}** (source: ${passage.source}, score ${passage.score.toFixed(2)})\n${excerpt}`;
     });
     return { state: 'completed', content: `Passages answering "${question}":\n\n${lines.join('\n\n')}` };

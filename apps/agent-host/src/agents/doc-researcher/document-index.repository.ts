@@ -64,7 +64,16 @@ export class DocumentIndexRepository {
       await manager.query(
         `INSERT INTO "agent_host"."document_chunk" ("id", "document_id", "ordinal", "heading", "content", "embedding", "model", "dimension")
          VALUES ($1, $2, $3, $4, $5, $6::vector, $7, $8)`,
-        [randomUUID(), id, chunk.ordinal, chunk.heading, chunk.content, vectorLiteral(chunk.embedding), model, chunk.embedding.length],
+        [
+          randomUUID(),
+          id,
+          chunk.ordinal,
+          chunk.heading,
+          chunk.content,
+          vectorLiteral(chunk.embedding),
+          model,
+          chunk.embedding.length,
+        ],
       );
     }
   }

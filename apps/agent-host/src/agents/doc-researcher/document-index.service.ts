@@ -26,7 +26,8 @@ export function locateDocuments(configured: string | undefined): string {
     const candidate = join(directory, 'apps', 'agent-host', 'documents');
     if (existsSync(candidate)) return candidate;
     const parent = dirname(directory);
-    if (parent === directory) throw new Error('The documents folder apps/agent-host/documents was not found; set AGENT_HOST_DOCUMENTS_DIR');
+    if (parent === directory)
+      throw new Error('The documents folder apps/agent-host/documents was not found; set AGENT_HOST_DOCUMENTS_DIR');
     directory = parent;
   }
 }
@@ -45,7 +46,12 @@ export class DocumentIndexService implements OnApplicationBootstrap {
 
   /** Indexes at boot when the researcher is hosted, so its first question does not pay for it. */
   async onApplicationBootstrap(): Promise<void> {
-    if (this.config.agents.includes('doc-researcher')) await this.ensureIndexed();
+    if (!this.config.agents.includes('doc-researcher')) return;
+    // A missing folder or a failed indexing must not take the other agents and the communicator down with it:
+    // the researcher's tasks fail with the reason instead (and indexing is tried again on the next question).
+    await this.ensureIndexed().catch((error: unknown) =>
+      this.logger.error(`Indexing the documents failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
   }
 
   /** Indexes once per process (idempotent); searches wait for it. */
@@ -68,7 +74,9 @@ export class DocumentIndexService implements OnApplicationBootstrap {
     const documents = await Promise.all(
       files.map(async (source) => {
         const content = await readFile(join(folder, source), 'utf8');
-        const contentHash = createHash('sha256').update(`${CHUNKER_VERSION}\n${this.embedder.model}\n${content}`).digest('hex');
+        const contentHash = createHash('sha256')
+          .update(`${CHUNKER_VERSION}\n${this.embedder.model}\n${content}`)
+          .digest('hex');
         return { source, content, contentHash };
       }),
     );
@@ -80,7 +88,9 @@ export class DocumentIndexService implements OnApplicationBootstrap {
           continue;
         }
         const parsed = chunkMarkdown(document.content, document.source.replace(/\.md$/, ''));
-        const vectors = await this.embedder.embed(parsed.chunks.map((chunk) => `${parsed.title}. ${chunk.heading}. ${chunk.content}`));
+        const vectors = await this.embedder.embed(
+          parsed.chunks.map((chunk) => `${parsed.title}. ${chunk.heading}. ${chunk.content}`),
+        );
         await this.repository.deleteDocument(manager, document.source);
         await this.repository.insertDocument(
           manager,

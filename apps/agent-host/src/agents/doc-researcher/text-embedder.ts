@@ -24,13 +24,20 @@ const STOPWORDS = new Set(
 
 function stem(word: string): string {
   for (const suffix of ['ations', 'ation', 'ments', 'ment', 'ings', 'ing', 'ies', 'es', 'ed', 'ly', 's']) {
-    if (word.length - suffix.length >= 4 && word.endsWith(suffix)) return suffix === 'ies' ? `${word.slice(0, -3)}y` : word.slice(0, -suffix.length);
+    if (word.length - suffix.length >= 4 && word.endsWith(suffix))
+      return suffix === 'ies' ? `${word.slice(0, -3)}y` : word.slice(0, -suffix.length);
   }
   return word;
 }
 
 export function tokens(text: string): string[] {
-  return (text.toLowerCase().normalize('NFKD').replace(/[\u0300-\u036f]/g, '').match(/[a-z0-9]+/g) ?? [])
+  return (
+    text
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .match(/[a-z0-9]+/g) ?? []
+  )
     .filter((word) => word.length > 1 && !STOPWORDS.has(word))
     .map(stem);
 }

@@ -22,7 +22,11 @@ export class WriterAgent implements HostedAgent {
             'Composes a concise Markdown report with headings and bullet points from task results and notes, ' +
             'covering every result and inventing nothing.',
           tags: ['writing', 'report', 'summary', 'markdown', 'compose'],
-          examples: ['Write a short report of these results', 'Summarize the findings for the user', 'Compose a report'],
+          examples: [
+            'Write a short report of these results',
+            'Summarize the findings for the user',
+            'Compose a report',
+          ],
         },
       ],
       defaultInputModes: ['text/plain'],
@@ -40,7 +44,12 @@ export class WriterAgent implements HostedAgent {
     // A leader's request names the goal on a "Goal:" line (the offline rules write it so); it titles the report.
     const goal = /^Goal:\s*(.+)$/m.exec(brief.description)?.[1]?.trim();
     const { output, usage } = await this.model.decide(
-      callFor(WriterReportPurpose, { title: brief.abstract, description: brief.description, inputs: brief.inputs, goal }),
+      callFor(WriterReportPurpose, {
+        title: brief.abstract,
+        description: brief.description,
+        inputs: brief.inputs,
+        goal,
+      }),
     );
     return { state: 'completed', content: output.report, usage };
   }
