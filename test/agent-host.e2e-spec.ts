@@ -39,6 +39,7 @@ describe('agent-host with the real registry, chat and scheduler', () => {
     return reply.data as T;
   }
 
+  // Booting real infrastructure and services is slow on a loaded machine (hence the hook timeout); tests are not.
   beforeAll(async () => {
     infrastructure = await startTestInfrastructure();
     infrastructure.applyEnvironment({ REGISTRY_HEARTBEAT_TTL_SECONDS: '2', AGENT_HOST_HEARTBEAT_MS: '300' });
@@ -51,7 +52,7 @@ describe('agent-host with the real registry, chat and scheduler', () => {
       services.push(await createService(module, { name, logger: false }));
     }
     external = await connectRaw(infrastructure.natsUrl);
-  });
+  }, 180_000);
 
   afterAll(async () => {
     await external?.close();

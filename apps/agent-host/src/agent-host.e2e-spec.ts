@@ -70,6 +70,7 @@ describe('agent-host (real NATS and database; registry, scheduler and chat answe
   let chat: FakeChat;
   const ids = { codeRunner: '', researcher: '', writer: '' };
 
+  // Booting real infrastructure and services is slow on a loaded machine (hence the hook timeout); tests are not.
   beforeAll(async () => {
     infrastructure = await startTestInfrastructure();
     infrastructure.applyEnvironment({ AGENT_HOST_HEARTBEAT_MS: '200', AGENT_HOST_CODE_TIMEOUT_MS: '8000' });
@@ -83,7 +84,7 @@ describe('agent-host (real NATS and database; registry, scheduler and chat answe
     ids.codeRunner = registry.idOf('code-runner') as string;
     ids.researcher = registry.idOf('doc-researcher') as string;
     ids.writer = registry.idOf('writer') as string;
-  });
+  }, 180_000);
 
   afterAll(async () => {
     await service?.close();

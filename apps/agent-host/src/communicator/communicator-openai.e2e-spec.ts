@@ -38,6 +38,7 @@ describe('agent-host with an OpenAI-compatible model (scripted, including malfor
   let communicator: PlatformCommunicatorService;
   const ids = { codeRunner: '', writer: '' };
 
+  // Booting real infrastructure and services is slow on a loaded machine (hence the hook timeout); tests are not.
   beforeAll(async () => {
     fake = await startOpenAiFake();
     infrastructure = await startTestInfrastructure();
@@ -57,7 +58,7 @@ describe('agent-host with an OpenAI-compatible model (scripted, including malfor
     await expectEventually(() => registry.cards.size === 2);
     ids.codeRunner = registry.idOf('code-runner') as string;
     ids.writer = registry.idOf('writer') as string;
-  });
+  }, 180_000);
 
   afterAll(async () => {
     await service?.close();

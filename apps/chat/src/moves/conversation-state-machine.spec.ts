@@ -75,13 +75,6 @@ function newMove(overrides: Partial<ProposedMove> = {}): ProposedMove {
 function newUpdate(task: LedgerTask, overrides: Partial<TaskUpdate> = {}): TaskUpdate {
   return {
     taskId: task.taskId,
-    groupId: '10000000-0000-4000-8000-000000000001',
-    assignerId: task.assignerId,
-    assigneeId: task.assigneeId,
-    assigneeName: task.assigneeName,
-    mode: task.mode,
-    description: task.description,
-    abstract: task.abstract,
     state: 'completed',
     result: 'The answer is 2.',
     statusMessage: null,
@@ -975,15 +968,11 @@ describe('applyTaskUpdate', () => {
     expect(transition.grant).toBeNull();
   });
 
-  it('adopts a task the ledger does not know into it', () => {
+  it('ignores (and flags) a task the ledger does not know', () => {
     const task = newTask({ taskId: '30000000-0000-4000-8000-000000000009' });
-    const transition = expectTransition(
-      applyTaskUpdate(newSnapshot(), newUpdate(task, { state: 'working', result: null, abstract: null }), NOW),
-    );
-    expect(transition.ledger[0]).toMatchObject({
-      taskId: task.taskId,
-      abstract: task.description,
-      state: 'working',
+    expect(applyTaskUpdate(newSnapshot({ tasks: [newTask()] }), newUpdate(task), NOW)).toMatchObject({
+      outcome: 'unchanged',
+      suspicious: true,
     });
   });
 

@@ -102,13 +102,6 @@ export interface ProposedMove {
 /** A task as the scheduler reports it (the fields of `TaskV1` the chat needs). */
 export interface TaskUpdate {
   taskId: string;
-  groupId: string;
-  assignerId: string;
-  assigneeId: string;
-  assigneeName: string;
-  mode: 'sync' | 'async';
-  description: string;
-  abstract: string | null;
   state: string;
   result: string | null;
   statusMessage: string | null;
@@ -187,6 +180,8 @@ export interface Rejection {
 export interface Unchanged {
   outcome: 'unchanged';
   why: string;
+  /** The input points at a bug elsewhere (worth a warning in the log), not at a harmless repeat. */
+  suspicious?: boolean;
 }
 
 export type Decision = Transition | Rejection | Unchanged;
@@ -567,34 +562,23 @@ export function timeOutTurn(snapshot: ConversationSnapshot, now: Date): Decision
  */
 export function applyTaskUpdate(snapshot: ConversationSnapshot, update: TaskUpdate, now: Date): Decision {
   const known = snapshot.tasks.find((task) => task.taskId === update.taskId);
+  // Chat mints every task id of its groups, so an unknown task is the scheduler's mistake (or another group's
+  // task with the wrong group id); adopting it could clash with that group's ledger, so it is only reported.
+  if (!known) {
+    return { outcome: 'unchanged', why: `task ${update.taskId} is not in this group's ledger`, suspicious: true };
+  }
+  if (isTerminalTaskState(known.state)) return { outcome: 'unchanged', why: `task already ${known.state}` };
+  if (known.state === update.state && known.statusMessage === update.statusMessage) {
+    return { outcome: 'unchanged', why: 'update already applied' };
+  }
+  if (known.sourceUpdatedAt && Date.parse(update.updatedAt) < Date.parse(known.sourceUpdatedAt)) {
+    return { outcome: 'unchanged', why: 'stale update' };
+  }
   const result = update.result === null ? null : bound(update.result, LEDGER_RESULT_MAX);
   const reason = update.statusMessage ?? update.result;
-  if (known) {
-    if (isTerminalTaskState(known.state)) return { outcome: 'unchanged', why: `task already ${known.state}` };
-    if (known.state === update.state && known.statusMessage === update.statusMessage) {
-      return { outcome: 'unchanged', why: 'update already applied' };
-    }
-    if (known.sourceUpdatedAt && Date.parse(update.updatedAt) < Date.parse(known.sourceUpdatedAt)) {
-      return { outcome: 'unchanged', why: 'stale update' };
-    }
-  }
-  const base: LedgerTask = known ?? {
-    // A task this group never assigned (should not happen: chat mints every task id); adopt it into the ledger.
-    taskId: update.taskId,
-    assigneeId: update.assigneeId,
-    assigneeName: update.assigneeName,
-    assignerId: update.assignerId,
-    mode: update.mode,
-    abstract: bound(update.abstract ?? update.description, 300),
-    description: update.description,
-    state: 'submitted',
-    result: null,
-    statusMessage: null,
-    sourceUpdatedAt: null,
-  };
   const terminal = isTerminalTaskState(update.state);
   const task: LedgerTask = {
-    ...base,
+    ...known,
     state: update.state,
     // For failures, the ledger's result is the reason (bounded), so prompts show why a task did not deliver.
     result: terminal && update.state !== 'completed' ? boundOrNull(reason) : result,
@@ -603,7 +587,7 @@ export function applyTaskUpdate(snapshot: ConversationSnapshot, update: TaskUpda
   };
   const builder = new TransitionBuilder(snapshot, now);
   builder.ledger.push(task);
-  const notice = taskNotice(base, task, update);
+  const notice = taskNotice(known, task, update);
   if (notice) builder.say({ ...systemMessage(notice.type, notice.content), tasks: [task] });
 
   if (terminal && snapshot.awaitingTaskIds.includes(task.taskId)) {

@@ -93,13 +93,6 @@ export class ConversationService {
           snapshot,
           {
             taskId: task.id,
-            groupId: task.groupId,
-            assignerId: task.assignerId,
-            assigneeId: task.assigneeId,
-            assigneeName: task.assigneeName,
-            mode: task.mode,
-            description: task.description,
-            abstract: task.brief?.abstract ?? null,
             state: task.state,
             result: task.result ?? null,
             statusMessage: task.statusMessage ?? null,
@@ -108,7 +101,11 @@ export class ConversationService {
           now,
         ),
     );
-    if (!outcome) this.logger.warn(`Ignoring an update of task ${task.id}: group ${task.groupId} does not exist here`);
+    if (!outcome) {
+      this.logger.warn(`Ignoring an update of task ${task.id}: group ${task.groupId} does not exist here`);
+    } else if (outcome.decision.outcome === 'unchanged' && outcome.decision.suspicious) {
+      this.logger.warn(`Ignoring an update of task ${task.id}: ${outcome.decision.why}`);
+    }
   }
 
   hasOverdueTurn(): Promise<boolean> {

@@ -18,7 +18,7 @@ import {
 import { registryConfig } from '../registry.config.js';
 import type { OutboxMessage } from '../outbox/outbox-message.js';
 import { AgentEntity } from './agent.entity.js';
-import { cardFieldsOf, entityColumnsOf, toAgentCard } from './agent-card.mapper.js';
+import { cardFieldsOf, entityColumnsOf, toAgentCard, type AgentCardFields } from './agent-card.mapper.js';
 import { applyUpdate, assertUniqueSkillIds, isSameCard } from './agent-card.rules.js';
 import { agentCameOnline, agentDeregistered, agentRegistered, agentUpdated } from './agent.events.js';
 import { AgentsRepository, type AgentsTransaction } from './agents.repository.js';
@@ -46,8 +46,9 @@ export class AgentsService {
     const { agent, created } = await this.agents.transaction(async (transaction) => {
       for (let attempt = 0; attempt < REGISTER_ATTEMPTS; attempt++) {
         const existing = await transaction.lockByName(request.name);
-        if (existing)
+        if (existing) {
           return { agent: await this.reRegister(transaction, existing, request.owner, fields), created: false };
+        }
         const now = await transaction.now();
         const fresh = Object.assign(new AgentEntity(), {
           id: randomUUID(),
@@ -65,14 +66,8 @@ export class AgentsService {
         }
         // Someone registered this name between our read and our insert: read their row and decide again.
       }
-      throw new ContractError(
-        'CONFLICT',
-        `Agent name "${request.name}" is being registered concurrently; retry`,
-        {
-          name: request.name,
-        },
-        true,
-      );
+      const message = `Agent name "${request.name}" is being registered concurrently; retry`;
+      throw new ContractError('CONFLICT', message, { name: request.name }, true);
     });
     return { agent: toAgentCard(agent), created, heartbeatTtlSeconds: this.config.heartbeatTtlSeconds };
   }
@@ -81,7 +76,7 @@ export class AgentsService {
     transaction: AgentsTransaction,
     existing: AgentEntity,
     owner: string,
-    fields: ReturnType<typeof cardFieldsOf>,
+    fields: AgentCardFields,
   ): Promise<AgentEntity> {
     if (existing.owner !== owner) {
       throw new ContractError(

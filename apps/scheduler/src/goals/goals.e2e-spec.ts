@@ -312,7 +312,7 @@ describe('goals: teams, conversation, people, budgets, sub-teams and the event l
       };
     };
     delegate.onTask = (assignment) => {
-      setImmediate(async () => {
+      later(async () => {
         const child = await harness.ok(SubmitGoalV1, {
           goal: 'Research the answer',
           members: [helper.name],
@@ -334,7 +334,7 @@ describe('goals: teams, conversation, people, budgets, sub-teams and the event l
       };
     };
     helper.onTask = (assignment) => {
-      setImmediate(async () => {
+      later(async () => {
         // One level deeper than maxDepth (1) allows: refused, so the helper does the work itself.
         refusals.push(
           await harness.call(SubmitGoalV1, { goal: 'Go deeper', members: [helper.name], parentTaskId: assignment.taskId }),
@@ -363,6 +363,57 @@ describe('goals: teams, conversation, people, budgets, sub-teams and the event l
         error: expect.objectContaining({ code: 'INVALID_STATE', message: expect.stringContaining('at most 1 deep') }),
       },
     ]);
+  });
+
+  it("fails the parent task when its sub-team fails, and cancels a sub-team when the parent goal is canceled", async () => {
+    const lead = await harness.registerAgent(anAgent(WRITER));
+    const delegate = await harness.registerAgent(anAgent(TRANSLATOR));
+    const helper = await harness.registerAgent(anAgent(CODE_RUNNER));
+    const childGoals: GoalV1[] = [];
+    let childMembers = ['no-such-helper'];
+    lead.onTurn = (turn) => {
+      const finished = turn.tasks.find((task) => task.state === 'failed');
+      if (finished) return { type: 'conclude', content: `The sub-team failed: ${finished.result}` };
+      return {
+        type: 'sync_task_assign',
+        tasks: [{ assigneeId: delegate.id, description: 'Do it with a sub-team.', abstract: 'Delegate' }],
+      };
+    };
+    delegate.onTask = (assignment) => {
+      later(async () => {
+        childGoals.push(
+          await harness.ok(SubmitGoalV1, {
+            goal: 'Do it',
+            members: childMembers,
+            parentTaskId: assignment.taskId,
+          } as SubmitGoalV1Request),
+        );
+        await delegate.report(assignment.taskId, 'working', 'delegated');
+      });
+      return { accepted: true };
+    };
+
+    // 1. The sub-team cannot form (unknown member): the child goal fails, and so does the parent task.
+    const first = await submit({ goal: 'Do it, delegated', members: [lead.name, delegate.name] });
+    const firstDone = await harness.goalIn(first.id, 'completed');
+    expect(firstDone.tasks[0]).toMatchObject({
+      state: 'failed',
+      statusMessage: expect.stringMatching(/^The sub-team failed: Unknown agent "no-such-helper"/),
+    });
+    expect((await harness.ok(GetGoalV1, { goalId: childGoals[0].id })).status).toBe('failed');
+
+    // 2. The sub-team is at work (its leader never speaks) when the parent goal is canceled: it is canceled too.
+    childMembers = [helper.name];
+    helper.onTurn = () => undefined;
+    const second = await submit({ goal: 'Do it again, delegated', members: [lead.name, delegate.name] });
+    await expectEventually(() => childGoals.length === 2, { message: 'no second sub-team' });
+    const child = await harness.goalIn(childGoals[1].id, 'working');
+    await harness.ok(CancelGoalV1, { goalId: second.id, reason: 'Not needed any more' });
+    const canceledChild = await harness.goalIn(child.id, 'canceled');
+    expect(canceledChild.statusReason).toBe('The task this sub-team worked for was canceled');
+    await expectEventually(async () => (await harness.ok(GetGroupV1, { groupId: child.groupId! })).state === 'failed', {
+      message: "the sub-team's group was never closed",
+    });
   });
 
   it('keeps an ordered event log that can be paged and resumed, with a live tail', async () => {
@@ -428,6 +479,11 @@ describe('goals: teams, conversation, people, budgets, sub-teams and the event l
     expect(unknownGoal.ok === false && unknownGoal.error.code).toBe('NOT_FOUND');
   });
 });
+
+/** Runs `work` after the current callback (an agent acknowledges its task first, then works and reports). */
+function later(work: () => Promise<unknown>): void {
+  setImmediate(() => void work());
+}
 
 function statusesOf(events: GoalEventV1[]): unknown[] {
   const statuses = events.filter((event) => event.type === 'status').map((event) => event.data.status);

@@ -67,7 +67,7 @@ export class TeamFormation {
     if (this.inFlight.has(goalId)) return;
     this.inFlight.add(goalId);
     void this.run(goalId)
-      .catch((error: unknown) => this.logger.error(`Team formation of goal ${goalId} stopped: ${(error as Error)?.stack ?? error}`))
+      .catch((error: unknown) => this.logger.error(`Team formation of goal ${goalId} stopped: ${String((error as Error)?.stack ?? error)}`))
       .finally(() => this.inFlight.delete(goalId));
   }
 

@@ -59,6 +59,6 @@ export class GoalChanges {
 
   /** The whole row, by id (an UPDATE; `save` would read the row first to decide between insert and update). */
   private async write(unit: UnitOfWork, goal: GoalEntity): Promise<void> {
-    await unit.manager.update(GoalEntity, { id: goal.id }, { ...goal, team: goal.team as never, requestedMembers: goal.requestedMembers as never });
+    await unit.manager.update(GoalEntity, { id: goal.id }, { ...goal });
   }
 }

@@ -64,7 +64,7 @@ export class TaskChanges {
     // Strictly increasing, even for two changes within one millisecond: consumers drop updates older than theirs.
     task.updatedAt = new Date(Math.max(now.getTime(), task.updatedAt.getTime() + 1));
     // The whole row, by id (an UPDATE; `save` would read the row first to decide between insert and update).
-    await unit.manager.update(TaskEntity, { id: task.id }, { ...task, brief: task.brief as never });
+    await unit.manager.update(TaskEntity, { id: task.id }, { ...task });
     await this.record(unit, goal, task);
     if (options.tellAssignee !== undefined) {
       await unit.publish(

@@ -82,7 +82,7 @@ export class TaskDispatcher implements OnApplicationShutdown {
 
   private track(delivery: Promise<void>): void {
     const tracked = delivery.catch((error: unknown) =>
-      this.logger.error(`A task delivery failed unexpectedly: ${(error as Error)?.stack ?? error}`),
+      this.logger.error(`A task delivery failed unexpectedly: ${String((error as Error)?.stack ?? error)}`),
     );
     this.deliveries.add(tracked);
     void tracked.finally(() => this.deliveries.delete(tracked));

@@ -32,8 +32,14 @@ import {
 } from '@ioa/contracts';
 import { createService } from '@ioa/messaging';
 import { connectRaw, expectEventually, rawRequest, startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
+// The scheduler's integration tests boot the real peers it talks to (registry, discovery, chat) in the same process,
+// rather than fakes of them: what is tested is the conversation between the services over a real broker. Only this
+// test support reaches into other apps; it is kept out of the build, and production code never does.
+// eslint-disable-next-line ioa/module-boundaries -- test support booting a peer service (see above)
 import { ChatModule } from '../../../chat/src/chat.module.js';
+// eslint-disable-next-line ioa/module-boundaries -- test support booting a peer service (see above)
 import { DiscoveryModule } from '../../../discovery/src/discovery.module.js';
+// eslint-disable-next-line ioa/module-boundaries -- test support booting a peer service (see above)
 import { RegistryModule } from '../../../registry/src/registry.module.js';
 import { SchedulerModule } from '../scheduler.module.js';
 
