@@ -21,6 +21,14 @@ export class ChatEnvironment {
   @Max(200)
   CHAT_TURN_WINDOW_MESSAGES?: number;
 
+  /** At most this many characters of message content in a turn grant's window (the newest message always fits). */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1000)
+  @Max(500_000)
+  CHAT_TURN_WINDOW_CHARS?: number;
+
   /** How often events left in the outbox (a failed publish, a crashed replica) are published again. */
   @IsOptional()
   @Type(() => Number)
@@ -32,6 +40,7 @@ export class ChatEnvironment {
 
 export const DEFAULT_TURN_TIMEOUT_SWEEP_MS = 250;
 export const DEFAULT_TURN_WINDOW_MESSAGES = 12;
+export const DEFAULT_TURN_WINDOW_CHARS = 48_000;
 export const DEFAULT_OUTBOX_RETRY_MS = 1000;
 
 export const chatConfig = registerAs('chat', () => {
@@ -39,6 +48,7 @@ export const chatConfig = registerAs('chat', () => {
   return {
     turnTimeoutSweepMs: Number(process.env.CHAT_TURN_TIMEOUT_SWEEP_MS ?? DEFAULT_TURN_TIMEOUT_SWEEP_MS),
     turnWindowMessages: Number(process.env.CHAT_TURN_WINDOW_MESSAGES ?? DEFAULT_TURN_WINDOW_MESSAGES),
+    turnWindowChars: Number(process.env.CHAT_TURN_WINDOW_CHARS ?? DEFAULT_TURN_WINDOW_CHARS),
     outboxRetryMs: Number(process.env.CHAT_OUTBOX_RETRY_MS ?? DEFAULT_OUTBOX_RETRY_MS),
   };
 });

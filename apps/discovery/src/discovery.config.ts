@@ -60,8 +60,9 @@ export const DEFAULT_LOCAL_DIMENSION = 384;
 export const DEFAULT_OPENAI_MODEL = 'text-embedding-3-small';
 
 export const discoveryConfig = registerAs('discovery', () => {
-  validateEnvironment(process.env, DiscoveryEnvironment);
-  const env = process.env;
+  // An empty variable means "not set" (compose files and CI often export `OPENAI_API_KEY=`).
+  const env = Object.fromEntries(Object.entries(process.env).filter(([, value]) => value !== '')) as NodeJS.ProcessEnv;
+  validateEnvironment(env, DiscoveryEnvironment);
   const dimensions = env.EMBEDDING_DIMENSIONS ? Number(env.EMBEDDING_DIMENSIONS) : undefined;
   return {
     embedding: {

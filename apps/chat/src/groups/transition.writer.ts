@@ -9,6 +9,7 @@ import {
 } from '@ioa/contracts';
 import { chatConfig, type ChatConfig } from '../chat.config.js';
 import type { LedgerTask, Transition } from '../moves/conversation-state-machine.js';
+import { boundLedger, boundWindow } from '../moves/turn-window.js';
 import { outboxMessage, type OutboxMessage } from '../outbox/outbox-message.js';
 import { GroupTaskEntity } from './group-task.entity.js';
 import type { GroupEntity } from './group.entity.js';
@@ -167,7 +168,7 @@ export class TransitionWriter {
       );
     }
     if (transition.grant) {
-      const window = await transaction.recentMessages(group.id, this.config.turnWindowMessages);
+      const recent = await transaction.recentMessages(group.id, this.config.turnWindowMessages);
       events.push(
         outboxMessage(
           TurnGrantedV1,
@@ -183,8 +184,8 @@ export class TransitionWriter {
             reason: transition.grant.reason,
             deadline: group.turnDeadline!.toISOString(),
             members: record.members.map(toGroupMemberV1),
-            recentMessages: window.map(toChatMessageV1),
-            tasks: view.tasks,
+            recentMessages: boundWindow(recent.map(toChatMessageV1), this.config.turnWindowChars),
+            tasks: boundLedger(view.tasks),
           },
           eventIds.turn(group.id, group.turn),
         ),

@@ -35,7 +35,8 @@ export function boundWindow(messages: ChatMessageV1[], maxChars: number): ChatMe
 export function boundLedger(tasks: GroupTaskV1[], max = GRANT_LEDGER_MAX): GroupTaskV1[] {
   if (tasks.length <= max) return tasks;
   const unfinished = tasks.filter((task) => !isTerminalTaskState(task.state)).slice(-max);
-  const finished = tasks.filter((task) => isTerminalTaskState(task.state)).slice(-(max - unfinished.length) || tasks.length);
-  const keep = new Set([...unfinished, ...(unfinished.length < max ? finished : [])]);
+  const room = max - unfinished.length;
+  const finished = room > 0 ? tasks.filter((task) => isTerminalTaskState(task.state)).slice(-room) : [];
+  const keep = new Set([...unfinished, ...finished]);
   return tasks.filter((task) => keep.has(task));
 }

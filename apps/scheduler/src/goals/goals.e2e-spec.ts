@@ -47,7 +47,9 @@ const ASTRONOMER: AgentSpec = {
 };
 
 /** Concludes at once, whatever it is asked (for goals whose conversation is not the point). */
-const concludeAtOnce = (content = 'Done.') => (): MoveFields => ({ type: 'conclude', content });
+const concludeAtOnce =
+  (content = 'Done.') =>
+  (): MoveFields => ({ type: 'conclude', content });
 
 describe('goals: teams, conversation, people, budgets, sub-teams and the event log', () => {
   let harness: SchedulerHarness;
@@ -73,22 +75,26 @@ describe('goals: teams, conversation, people, budgets, sub-teams and the event l
         return {
           type: 'sync_task_assign',
           content: 'Writer, a haiku please.',
-          tasks: [{ assigneeId: writer.id, description: 'Write a haiku about NATS. Keep it short.', abstract: 'Haiku about NATS' }],
+          tasks: [
+            {
+              assigneeId: writer.id,
+              description: 'Write a haiku about NATS. Keep it short.',
+              abstract: 'Haiku about NATS',
+            },
+          ],
         };
       }
       return { type: 'conclude', content: `The haiku: ${done.result}` };
     };
     writer.onTask = (assignment: TaskAssignmentV1Request) => {
       setImmediate(() => {
-        void writer
-          .report(assignment.taskId, 'working', 'drafting')
-          .then(() =>
-            writer.report(assignment.taskId, 'completed', 'Subjects fly / streams remember', {
-              promptTokens: 30,
-              completionTokens: 10,
-              modelCalls: 1,
-            }),
-          );
+        void writer.report(assignment.taskId, 'working', 'drafting').then(() =>
+          writer.report(assignment.taskId, 'completed', 'Subjects fly / streams remember', {
+            promptTokens: 30,
+            completionTokens: 10,
+            modelCalls: 1,
+          }),
+        );
       });
       return { accepted: true };
     };
@@ -125,14 +131,23 @@ describe('goals: teams, conversation, people, budgets, sub-teams and the event l
     expect(done.usage.modelCalls).toBeGreaterThanOrEqual(2);
 
     expect(writer.assignments).toEqual([
-      expect.objectContaining({ goalId: done.id, groupId: done.groupId, agentId: writer.id, depth: 0, maxDepth: 1, attempt: 1 }),
+      expect.objectContaining({
+        goalId: done.id,
+        groupId: done.groupId,
+        agentId: writer.id,
+        depth: 0,
+        maxDepth: 1,
+        attempt: 1,
+      }),
     ]);
 
     const events = await harness.events(done.id);
     expect(events.map((event) => event.seq)).toEqual(events.map((_event, index) => index + 1));
     expect(statusesOf(events)).toEqual(['submitted', 'forming_team', 'working', 'completed']);
     const position = (predicate: (event: GoalEventV1) => boolean) => events.findIndex(predicate);
-    expect(position((event) => event.type === 'team')).toBeLessThan(position((event) => event.data.status === 'working'));
+    expect(position((event) => event.type === 'team')).toBeLessThan(
+      position((event) => event.data.status === 'working'),
+    );
     expect(position((event) => event.type === 'message' && event.data.type === 'sync_task_assign')).toBeGreaterThan(0);
     expect(position((event) => event.type === 'task' && event.data.state === 'completed')).toBeGreaterThan(0);
     expect(position((event) => event.type === 'group' && groupState(event) === 'concluded')).toBeLessThan(
@@ -201,7 +216,11 @@ describe('goals: teams, conversation, people, budgets, sub-teams and the event l
     expect(answered.status).toBe('working');
     expect((await harness.goalIn(goal.id, 'completed')).conclusion).toBe('Answer for: German, please');
 
-    const followedUp = await harness.ok(PostGoalMessageV1, { goalId: goal.id, content: 'And in French?', author: 'ada' });
+    const followedUp = await harness.ok(PostGoalMessageV1, {
+      goalId: goal.id,
+      content: 'And in French?',
+      author: 'ada',
+    });
     expect(followedUp).toMatchObject({ status: 'working', endedAt: null });
     const reconcluded = await harness.goalWhen(
       goal.id,
@@ -242,16 +261,27 @@ describe('goals: teams, conversation, people, budgets, sub-teams and the event l
     const [task] = working.tasks;
 
     const canceled = await harness.ok(CancelGoalV1, { goalId: goal.id, reason: 'Changed my mind' });
-    expect(canceled).toMatchObject({ status: 'canceled', statusReason: 'Changed my mind', endedAt: expect.any(String) });
+    expect(canceled).toMatchObject({
+      status: 'canceled',
+      statusReason: 'Changed my mind',
+      endedAt: expect.any(String),
+    });
     expect(canceled.tasks).toEqual([
-      expect.objectContaining({ id: task.id, state: 'canceled', statusMessage: 'The goal was canceled: Changed my mind' }),
+      expect.objectContaining({
+        id: task.id,
+        state: 'canceled',
+        statusMessage: 'The goal was canceled: Changed my mind',
+      }),
     ]);
     await expectEventually(() => worker.cancellations.some((cancellation) => cancellation.taskId === task.id), {
       message: 'the assignee was never told',
     });
-    await expectEventually(async () => (await harness.ok(GetGroupV1, { groupId: working.groupId! })).state === 'failed', {
-      message: 'the group was never closed',
-    });
+    await expectEventually(
+      async () => (await harness.ok(GetGroupV1, { groupId: working.groupId! })).state === 'failed',
+      {
+        message: 'the group was never closed',
+      },
+    );
 
     const lateReport = await worker.report(task.id, 'completed', 'a billion');
     expect(lateReport.ok).toBe(false);
@@ -288,7 +318,8 @@ describe('goals: teams, conversation, people, budgets, sub-teams and the event l
 
   it('brings a goal that ran out of time to a conclusion', async () => {
     const lead = await harness.registerAgent(anAgent(WRITER));
-    lead.onTurn = (turn) => (turn.mustConclude ? { type: 'conclude', content: 'Out of time; here is what I have.' } : undefined);
+    lead.onTurn = (turn) =>
+      turn.mustConclude ? { type: 'conclude', content: 'Out of time; here is what I have.' } : undefined;
     const goal = await submit({ goal: 'Take your time', members: [lead.name], budget: { seconds: 1 } });
     const done = await harness.goalIn(goal.id, 'completed');
     expect(done.statusReason).toMatch(/^Time budget reached \(\d+ of 1 seconds\)/);
@@ -337,7 +368,11 @@ describe('goals: teams, conversation, people, budgets, sub-teams and the event l
       later(async () => {
         // One level deeper than maxDepth (1) allows: refused, so the helper does the work itself.
         refusals.push(
-          await harness.call(SubmitGoalV1, { goal: 'Go deeper', members: [helper.name], parentTaskId: assignment.taskId }),
+          await harness.call(SubmitGoalV1, {
+            goal: 'Go deeper',
+            members: [helper.name],
+            parentTaskId: assignment.taskId,
+          }),
         );
         await helper.report(assignment.taskId, 'completed', '42');
       });
@@ -365,7 +400,7 @@ describe('goals: teams, conversation, people, budgets, sub-teams and the event l
     ]);
   });
 
-  it("fails the parent task when its sub-team fails, and cancels a sub-team when the parent goal is canceled", async () => {
+  it('fails the parent task when its sub-team fails, and cancels a sub-team when the parent goal is canceled', async () => {
     const lead = await harness.registerAgent(anAgent(WRITER));
     const delegate = await harness.registerAgent(anAgent(TRANSLATOR));
     const helper = await harness.registerAgent(anAgent(CODE_RUNNER));
@@ -435,7 +470,10 @@ describe('goals: teams, conversation, people, budgets, sub-teams and the event l
       expect(page.items.map((event) => event.seq)).toEqual([3, 4, 5]);
       expect(page.lastSeq).toBe(all.length);
       const rest = await harness.ok(ListGoalEventsV1, { goalId: goal.id, afterSeq: 5, limit: 1000 });
-      expect([...(await harness.ok(ListGoalEventsV1, { goalId: goal.id, afterSeq: 0, limit: 5 })).items, ...rest.items]).toEqual(all);
+      expect([
+        ...(await harness.ok(ListGoalEventsV1, { goalId: goal.id, afterSeq: 0, limit: 5 })).items,
+        ...rest.items,
+      ]).toEqual(all);
 
       const mine = () => live.filter((entry) => entry.event.goalId === goal.id).map((entry) => entry.event);
       await expectEventually(() => mine().length === all.length, { message: 'the live tail missed entries' });
@@ -462,7 +500,10 @@ describe('goals: teams, conversation, people, budgets, sub-teams and the event l
       const malformed = await harness.call(contract, '{"goal": nope');
       expect(malformed.ok === false && malformed.error.code).toBe('MALFORMED_PAYLOAD');
       const invalid = await harness.call(contract, { goalId: 'not-a-uuid', taskId: 42, goal: '' });
-      expect(invalid.ok === false && invalid.error).toMatchObject({ code: 'VALIDATION_FAILED', details: expect.any(Array) });
+      expect(invalid.ok === false && invalid.error).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        details: expect.any(Array),
+      });
       const notAnObject = await harness.call(contract, '[1, 2, 3]');
       expect(notAnObject.ok === false && notAnObject.error.code).toBe('VALIDATION_FAILED');
     }
@@ -473,7 +514,10 @@ describe('goals: teams, conversation, people, budgets, sub-teams and the event l
         expect.objectContaining({ property: 'budget.tokens' }),
       ]),
     );
-    const unknownParent = await harness.call(SubmitGoalV1, { goal: 'x', parentTaskId: '00000000-0000-4000-8000-000000000000' });
+    const unknownParent = await harness.call(SubmitGoalV1, {
+      goal: 'x',
+      parentTaskId: '00000000-0000-4000-8000-000000000000',
+    });
     expect(unknownParent.ok === false && unknownParent.error.code).toBe('NOT_FOUND');
     const unknownGoal = await harness.call(GetGoalV1, { goalId: '00000000-0000-4000-8000-000000000000' });
     expect(unknownGoal.ok === false && unknownGoal.error.code).toBe('NOT_FOUND');
@@ -494,4 +538,3 @@ function statusesOf(events: GoalEventV1[]): unknown[] {
 function groupState(event: GoalEventV1): unknown {
   return (event.data.group as { state?: string } | undefined)?.state;
 }
-

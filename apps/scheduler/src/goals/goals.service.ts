@@ -88,7 +88,11 @@ export class GoalsService {
    * Links a new sub-goal to its parent task (depth, max depth, parent ids) and records the link on the task. When
    * the task already has a sub-goal, returns that one: a retried submit does not form a second sub-team.
    */
-  private async attachToParentTask(unit: UnitOfWork, goal: GoalEntity, parentTaskId: string): Promise<GoalEntity | null> {
+  private async attachToParentTask(
+    unit: UnitOfWork,
+    goal: GoalEntity,
+    parentTaskId: string,
+  ): Promise<GoalEntity | null> {
     const probe = await unit.manager.findOneBy(TaskEntity, { id: parentTaskId });
     if (!probe) throw ContractError.notFound('Task', parentTaskId);
     const parent = await unit.lockGoal(probe.goalId);
@@ -133,9 +137,13 @@ export class GoalsService {
       if (!goal) throw ContractError.notFound('Goal', request.goalId);
       if (goal.status === 'canceled') return;
       if (ENDED_GOAL_STATUSES.includes(goal.status)) {
-        throw new ContractError('INVALID_STATE', `Goal ${goal.id} has already ${goal.status}; there is nothing to cancel`, {
-          status: goal.status,
-        });
+        throw new ContractError(
+          'INVALID_STATE',
+          `Goal ${goal.id} has already ${goal.status}; there is nothing to cancel`,
+          {
+            status: goal.status,
+          },
+        );
       }
       goal.formationLeaseUntil = null;
       await this.lifecycle.end(unit, goal, { status: 'canceled', reason: request.reason });
@@ -156,11 +164,19 @@ export class GoalsService {
       });
     }
     if (FORMING_GOAL_STATUSES.includes(goal.status) || goal.groupId === null) {
-      throw new ContractError('INVALID_STATE', `Goal ${goal.id} is still forming its team; post again once it is working`, {
-        status: goal.status,
-      });
+      throw new ContractError(
+        'INVALID_STATE',
+        `Goal ${goal.id} is still forming its team; post again once it is working`,
+        {
+          status: goal.status,
+        },
+      );
     }
-    await this.client.request(PostUserMessageV1, { groupId: goal.groupId, content: request.content, author: request.author });
+    await this.client.request(PostUserMessageV1, {
+      groupId: goal.groupId,
+      content: request.content,
+      author: request.author,
+    });
     await this.transactions.run(async (unit) => {
       const locked = await unit.lockGoal(goal.id);
       if (locked) await this.lifecycle.resume(unit, locked);

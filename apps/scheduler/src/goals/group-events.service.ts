@@ -86,7 +86,8 @@ export class GroupEventsService {
         case 'awaiting_sync_tasks':
         case 'paused':
           goal.waitingForUser = group.currentSpeaker === USER_SPEAKER;
-          if (goal.status === 'completed') await this.lifecycle.resume(unit, goal); // re-opened by a follow-up
+          if (goal.status === 'completed')
+            await this.lifecycle.resume(unit, goal); // re-opened by a follow-up
           else await this.lifecycle.syncConversationStatus(unit, goal);
           return;
       }

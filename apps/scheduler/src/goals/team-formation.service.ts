@@ -67,7 +67,9 @@ export class TeamFormation {
     if (this.inFlight.has(goalId)) return;
     this.inFlight.add(goalId);
     void this.run(goalId)
-      .catch((error: unknown) => this.logger.error(`Team formation of goal ${goalId} stopped: ${String((error as Error)?.stack ?? error)}`))
+      .catch((error: unknown) =>
+        this.logger.error(`Team formation of goal ${goalId} stopped: ${String((error as Error)?.stack ?? error)}`),
+      )
       .finally(() => this.inFlight.delete(goalId));
   }
 
@@ -89,9 +91,11 @@ export class TeamFormation {
     if (!goal) return;
     let usage = emptyUsage();
     try {
-      const team = goal.requestedMembers ? await this.resolveMembers(goal) : await this.discoverTeam(goal, (spent) => {
-        usage = addUsage(usage, spent);
-      });
+      const team = goal.requestedMembers
+        ? await this.resolveMembers(goal)
+        : await this.discoverTeam(goal, (spent) => {
+            usage = addUsage(usage, spent);
+          });
       if (!team.ok) return await this.fail(goalId, team.reason, usage);
       await this.recordTeam(goalId, team.value, usage);
       usage = emptyUsage();
@@ -154,7 +158,10 @@ export class TeamFormation {
   }
 
   private async lookUp(goalId: string, reference: string): Promise<Formed<AgentCardV1>> {
-    const unknown = { ok: false as const, reason: `Unknown agent "${reference}": no agent of that name or id is registered` };
+    const unknown = {
+      ok: false as const,
+      reason: `Unknown agent "${reference}": no agent of that name or id is registered`,
+    };
     const request = UUID_PATTERN.test(reference) ? { id: reference.toLowerCase() } : { name: reference };
     if (request.name !== undefined && !SLUG_PATTERN.test(request.name)) return unknown;
     let lastError = '';
@@ -228,7 +235,12 @@ export class TeamFormation {
   private async search(queries: string[]): Promise<Formed<TeamCandidate[]>> {
     const results = await Promise.allSettled(
       queries.map((query) =>
-        this.client.request(SearchAgentsV1, { queries: [query], topK: CANDIDATES_PER_QUERY, minScore: 0, onlineOnly: true }),
+        this.client.request(SearchAgentsV1, {
+          queries: [query],
+          topK: CANDIDATES_PER_QUERY,
+          minScore: 0,
+          onlineOnly: true,
+        }),
       ),
     );
     const candidates: TeamCandidate[] = [];
@@ -244,7 +256,11 @@ export class TeamFormation {
           agentId: match.agent.id,
           name: match.agent.name,
           description: match.agent.description,
-          skills: match.agent.skills.map((skill) => ({ name: skill.name, description: skill.description, tags: skill.tags })),
+          skills: match.agent.skills.map((skill) => ({
+            name: skill.name,
+            description: skill.description,
+            tags: skill.tags,
+          })),
           score: match.score,
           matchedQuery: queries[index],
         });
@@ -278,7 +294,11 @@ export class TeamFormation {
           {
             goalId: goal.id,
             goal: goal.goal,
-            members: team.map((member) => ({ agentId: member.agentId, name: member.name, reason: member.reason.slice(0, 1000) })),
+            members: team.map((member) => ({
+              agentId: member.agentId,
+              name: member.name,
+              reason: member.reason.slice(0, 1000),
+            })),
             leaderId: team[0].agentId,
             maxTurns: goal.maxTurns,
             turnTimeoutSeconds: this.config.turnTimeoutSeconds,

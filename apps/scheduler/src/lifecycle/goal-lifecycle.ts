@@ -183,10 +183,16 @@ export class GoalLifecycle {
     if (goal.groupId === null) return;
     const reason = goal.statusReason ?? `The goal ${goal.status === 'canceled' ? 'was canceled' : 'failed'}`;
     try {
-      await this.client.request(CloseGroupV1, { groupId: goal.groupId, reason }, { idempotencyKey: `close:${goal.id}` });
+      await this.client.request(
+        CloseGroupV1,
+        { groupId: goal.groupId, reason },
+        { idempotencyKey: `close:${goal.id}` },
+      );
     } catch (error) {
       if (!(error instanceof ContractError) || error.retryable) {
-        this.logger.warn(`Goal ${goal.id}: closing group ${goal.groupId} failed, will retry: ${(error as Error)?.message}`);
+        this.logger.warn(
+          `Goal ${goal.id}: closing group ${goal.groupId} failed, will retry: ${(error as Error)?.message}`,
+        );
         return;
       }
       // NOT_FOUND / INVALID_STATE: the group is gone or has ended already; there is nothing left to close.

@@ -9,7 +9,9 @@ export class AddGoalWaitingForUser1795312543982 implements MigrationInterface {
   name = 'AddGoalWaitingForUser1795312543982';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`ALTER TABLE "scheduler"."goals" ADD COLUMN "waiting_for_user" boolean NOT NULL DEFAULT false`);
+    await queryRunner.query(
+      `ALTER TABLE "scheduler"."goals" ADD COLUMN "waiting_for_user" boolean NOT NULL DEFAULT false`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

@@ -69,10 +69,7 @@ export class Planner {
     return this.decide(callFor(TaskBriefPurpose, input), (output) => output);
   }
 
-  private async decide<O extends object, T>(
-    call: ModelCall<O>,
-    pick: (output: O) => T,
-  ): Promise<Planned<T>> {
+  private async decide<O extends object, T>(call: ModelCall<O>, pick: (output: O) => T): Promise<Planned<T>> {
     try {
       const decision = await this.model.decide<O>(call);
       return { value: pick(decision.output), usage: decision.usage };

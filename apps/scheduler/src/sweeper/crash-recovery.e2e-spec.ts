@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { SubmitGoalV1, TaskUpdatedV1, type SubmitGoalV1Request, type TaskUpdatedV1Event, type TaskV1 } from '@ioa/contracts';
+import {
+  SubmitGoalV1,
+  TaskUpdatedV1,
+  type SubmitGoalV1Request,
+  type TaskUpdatedV1Event,
+  type TaskV1,
+} from '@ioa/contracts';
 import { expectEventually } from '@ioa/testing';
 import { anAgent, CODE_RUNNER, startScheduler, WRITER, type SchedulerHarness } from '../testing/scheduler-test-kit.js';
 
@@ -43,7 +49,10 @@ describe('recovery: work a crash left behind, and owners replaced when they go o
 
     for (const goalId of Object.values(stranded)) {
       const done = await harness.goalIn(goalId, 'completed');
-      expect(done).toMatchObject({ conclusion: 'Recovered and done.', team: [expect.objectContaining({ agentId: lead.id })] });
+      expect(done).toMatchObject({
+        conclusion: 'Recovered and done.',
+        team: [expect.objectContaining({ agentId: lead.id })],
+      });
     }
   });
 
@@ -59,7 +68,10 @@ describe('recovery: work a crash left behind, and owners replaced when they go o
       const flaky = await harness.registerAgent(anAgent(CODE_RUNNER, { name: 'flaky-runner' }));
       lead.onTurn = (turn) =>
         turn.tasks.length === 0
-          ? { type: 'sync_task_assign', tasks: [{ assigneeId: flaky.id, description: 'Run the job.', abstract: 'Job' }] }
+          ? {
+              type: 'sync_task_assign',
+              tasks: [{ assigneeId: flaky.id, description: 'Run the job.', abstract: 'Job' }],
+            }
           : { type: 'conclude', content: `Result: ${turn.tasks[0].result}` };
       flaky.onTask = (assignment) => {
         setImmediate(() => void flaky.report(assignment.taskId, 'working', 'running'));
@@ -80,7 +92,13 @@ describe('recovery: work a crash left behind, and owners replaced when they go o
 
       const done = await harness.goalIn(goal.id, 'completed');
       expect(done.conclusion).toBe('Result: ran it myself');
-      expect(done.tasks[0]).toMatchObject({ id: taskId, assigneeId: lead.id, assigneeName: lead.name, state: 'completed', attempts: 1 });
+      expect(done.tasks[0]).toMatchObject({
+        id: taskId,
+        assigneeId: lead.id,
+        assigneeName: lead.name,
+        state: 'completed',
+        attempts: 1,
+      });
       expect(flaky.cancellations).toEqual([{ taskId, reason: 'You went offline; the task was re-assigned' }]);
       await expectEventually(() => updates.some((update) => update.id === taskId && update.state === 'completed'));
       const handOver = updates.find((update) => update.id === taskId && update.assigneeId === lead.id);

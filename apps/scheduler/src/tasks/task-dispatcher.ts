@@ -123,11 +123,7 @@ export class TaskDispatcher implements OnApplicationShutdown {
 
     const outcome = await this.send(attempt, owner);
     if (outcome.ok) {
-      await this.transactions.manager.update(
-        TaskEntity,
-        { id: taskId, state: 'submitted' },
-        { nextDispatchAt: null },
-      );
+      await this.transactions.manager.update(TaskEntity, { id: taskId, state: 'submitted' }, { nextDispatchAt: null });
       return;
     }
     await this.attemptFailed(taskId, outcome.reason);
@@ -186,9 +182,15 @@ export class TaskDispatcher implements OnApplicationShutdown {
         return { ok: false, reason: `${task.assigneeName} is not answering on its task subject` };
       }
       if (error instanceof ContractError && error.code === 'TIMEOUT') {
-        return { ok: false, reason: `${task.assigneeName} did not acknowledge within ${this.config.dispatchTimeoutMs} ms` };
+        return {
+          ok: false,
+          reason: `${task.assigneeName} did not acknowledge within ${this.config.dispatchTimeoutMs} ms`,
+        };
       }
-      return { ok: false, reason: `${task.assigneeName} answered with an error: ${(error as Error)?.message ?? error}` };
+      return {
+        ok: false,
+        reason: `${task.assigneeName} answered with an error: ${(error as Error)?.message ?? error}`,
+      };
     }
   }
 

@@ -3,7 +3,13 @@ import { ContractError } from '@ioa/contracts';
 import { decideReport } from './task-report.rules.js';
 
 function aTask(overrides: Partial<Parameters<typeof decideReport>[0]> = {}): Parameters<typeof decideReport>[0] {
-  return { id: 'd2b1e5a8-7a53-4e9e-9d45-2f3c1b0a9e11', state: 'submitted', result: null, statusMessage: null, ...overrides };
+  return {
+    id: 'd2b1e5a8-7a53-4e9e-9d45-2f3c1b0a9e11',
+    state: 'submitted',
+    result: null,
+    statusMessage: null,
+    ...overrides,
+  };
 }
 
 function refusal(run: () => unknown): ContractError {
@@ -36,7 +42,10 @@ describe('what a task report does', () => {
       kind: 'apply',
       patch: { state: 'completed', result: '42' },
     });
-    expect(decideReport(aTask(), { state: 'completed' })).toEqual({ kind: 'apply', patch: { state: 'completed', result: '' } });
+    expect(decideReport(aTask(), { state: 'completed' })).toEqual({
+      kind: 'apply',
+      patch: { state: 'completed', result: '' },
+    });
   });
 
   it('fails or rejects with the reason, and says so when none was given', () => {
@@ -63,7 +72,9 @@ describe('what a task report does', () => {
 
   it('refuses any report on a canceled task with INVALID_STATE telling the agent to stop', () => {
     for (const state of ['working', 'completed', 'failed'] as const) {
-      const error = refusal(() => decideReport(aTask({ state: 'canceled', statusMessage: 'goal canceled' }), { state }));
+      const error = refusal(() =>
+        decideReport(aTask({ state: 'canceled', statusMessage: 'goal canceled' }), { state }),
+      );
       expect(error.code).toBe('INVALID_STATE');
       expect(error.message).toContain('stop working on it');
     }

@@ -27,10 +27,14 @@ export function decideReport(
   }
   if (TERMINAL_TASK_STATES.includes(task.state)) {
     if (report.state === task.state) return { kind: 'unchanged' };
-    throw new ContractError('INVALID_STATE', `Task ${task.id} is already ${task.state}; it cannot become ${report.state}`, {
-      taskId: task.id,
-      state: task.state,
-    });
+    throw new ContractError(
+      'INVALID_STATE',
+      `Task ${task.id} is already ${task.state}; it cannot become ${report.state}`,
+      {
+        taskId: task.id,
+        state: task.state,
+      },
+    );
   }
   switch (report.state) {
     case 'working':
@@ -45,7 +49,10 @@ export function decideReport(
     case 'rejected':
       return {
         kind: 'apply',
-        patch: { state: report.state, statusMessage: report.content || `The assignee reported ${report.state} without a reason` },
+        patch: {
+          state: report.state,
+          statusMessage: report.content || `The assignee reported ${report.state} without a reason`,
+        },
       };
   }
 }

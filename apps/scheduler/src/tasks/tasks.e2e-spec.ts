@@ -14,7 +14,14 @@ import {
   type TaskV1,
 } from '@ioa/contracts';
 import { expectEventually } from '@ioa/testing';
-import { anAgent, CODE_RUNNER, startScheduler, WRITER, type SchedulerHarness, type TestAgent } from '../testing/scheduler-test-kit.js';
+import {
+  anAgent,
+  CODE_RUNNER,
+  startScheduler,
+  WRITER,
+  type SchedulerHarness,
+  type TestAgent,
+} from '../testing/scheduler-test-kit.js';
 
 // Longer than the registry's presence TTL in tests (2 s), so an owner going offline is noticed before its deadline.
 const DEADLINE_SECONDS = 6;
@@ -65,7 +72,10 @@ describe('tasks: delivery, briefs, reports, parallel work, offline owners, deadl
   it('survives malformed chat events on its durable consumer', async () => {
     const js = jetstream(harness.external);
     await js.publish(TasksAssignedV1.subject, new TextEncoder().encode('{"groupId": nope'));
-    await js.publish(TasksAssignedV1.subject, new TextEncoder().encode(JSON.stringify({ groupId: 'x', tasks: 'many' })));
+    await js.publish(
+      TasksAssignedV1.subject,
+      new TextEncoder().encode(JSON.stringify({ groupId: 'x', tasks: 'many' })),
+    );
     await js.publish(
       TasksAssignedV1.subject,
       new TextEncoder().encode(
@@ -100,7 +110,13 @@ describe('tasks: delivery, briefs, reports, parallel work, offline owners, deadl
       if (turn.tasks.length === 0) {
         return {
           type: 'sync_task_assign',
-          tasks: [{ assigneeId: coder.id, description: 'Run this JavaScript code: `console.log(6 * 7)`', abstract: 'Run code' }],
+          tasks: [
+            {
+              assigneeId: coder.id,
+              description: 'Run this JavaScript code: `console.log(6 * 7)`',
+              abstract: 'Run code',
+            },
+          ],
         };
       }
       if (turn.tasks.length === 1) {
@@ -136,7 +152,10 @@ describe('tasks: delivery, briefs, reports, parallel work, offline owners, deadl
 
     // Reporting the same outcome again changes nothing (a retry after a lost reply).
     const again = await coder.report(run.id, 'completed', '42');
-    expect(again).toEqual({ ok: true, data: expect.objectContaining({ state: 'completed', updatedAt: run.updatedAt }) });
+    expect(again).toEqual({
+      ok: true,
+      data: expect.objectContaining({ state: 'completed', updatedAt: run.updatedAt }),
+    });
   });
 
   it('runs sync and async tasks in parallel', async () => {
@@ -154,7 +173,10 @@ describe('tasks: delivery, briefs, reports, parallel work, offline owners, deadl
       const crunch = turn.tasks.find((task) => task.assigneeId === cruncher.id);
       const chart = turn.tasks.find((task) => task.assigneeId === charter.id);
       if (!chart) {
-        return { type: 'sync_task_assign', tasks: [{ assigneeId: charter.id, description: 'Draw the chart.', abstract: 'Chart' }] };
+        return {
+          type: 'sync_task_assign',
+          tasks: [{ assigneeId: charter.id, description: 'Draw the chart.', abstract: 'Chart' }],
+        };
       }
       if (crunch && crunch.state !== 'completed') {
         return { type: 'pause', content: 'Waiting for the numbers.', awaitTaskIds: [crunch.taskId] };
@@ -211,8 +233,12 @@ describe('tasks: delivery, briefs, reports, parallel work, offline owners, deadl
     // The group was told: its ledger has the failure, and the sync wait ended (the lead concluded).
     expect(done.conclusion).toContain('The job failed');
     const messages = await harness.ok(ListMessagesV1, { groupId: working.groupId!, afterSeq: 0, limit: 100 });
-    expect(messages.items.some((message) => message.type === 'result' && message.content.includes('went offline'))).toBe(true);
-    expect(flaky.cancellations).toEqual([{ taskId: working.tasks[0].id, reason: 'You went offline; the task was failed' }]);
+    expect(
+      messages.items.some((message) => message.type === 'result' && message.content.includes('went offline')),
+    ).toBe(true);
+    expect(flaky.cancellations).toEqual([
+      { taskId: working.tasks[0].id, reason: 'You went offline; the task was failed' },
+    ]);
   });
 
   it('fails a task that passes its deadline and tells its owner to stop', async () => {
@@ -234,7 +260,10 @@ describe('tasks: delivery, briefs, reports, parallel work, offline owners, deadl
       statusMessage: `No result within the deadline of ${DEADLINE_SECONDS} s`,
     });
     await expectEventually(() => slow.cancellations.length === 1, { message: 'the owner was never told' });
-    expect(slow.cancellations[0]).toEqual({ taskId: assignment.taskId, reason: `The task passed its deadline of ${DEADLINE_SECONDS} s` });
+    expect(slow.cancellations[0]).toEqual({
+      taskId: assignment.taskId,
+      reason: `The task passed its deadline of ${DEADLINE_SECONDS} s`,
+    });
     const late = await slow.report(assignment.taskId, 'completed', 'finally');
     expect(late.ok === false && late.error.code).toBe('INVALID_STATE');
   });
@@ -288,14 +317,20 @@ describe('tasks: delivery, briefs, reports, parallel work, offline owners, deadl
     expect(impostor.ok === false && impostor.error.code).toBe('FORBIDDEN');
     const unknown = await worker.report(randomUUID(), 'completed', 'what task?');
     expect(unknown.ok === false && unknown.error.code).toBe('NOT_FOUND');
-    expect((await worker.report(taskId, 'working', 'half way', { promptTokens: 7, completionTokens: 3, modelCalls: 1 })).ok).toBe(true);
+    expect(
+      (await worker.report(taskId, 'working', 'half way', { promptTokens: 7, completionTokens: 3, modelCalls: 1 })).ok,
+    ).toBe(true);
     expect((await worker.report(taskId, 'completed', 'done')).ok).toBe(true);
     const contradiction = await worker.report(taskId, 'failed', 'actually no');
     expect(contradiction.ok === false && contradiction.error).toMatchObject({
       code: 'INVALID_STATE',
       message: expect.stringContaining('already completed'),
     });
-    expect(await harness.ok(GetTaskV1, { taskId })).toMatchObject({ state: 'completed', result: 'done', statusMessage: 'half way' });
+    expect(await harness.ok(GetTaskV1, { taskId })).toMatchObject({
+      state: 'completed',
+      result: 'done',
+      statusMessage: 'half way',
+    });
     // The report's usage counted towards the goal.
     const done = await harness.goalIn(goal.id, 'completed');
     expect(done.usage.promptTokens).toBeGreaterThanOrEqual(7);

@@ -88,7 +88,10 @@ export class TasksService {
         await this.tasks.create(unit, goal, task);
         if (ENDED_GOAL_STATUSES.includes(goal.status)) {
           // The group still talked after its goal ended (its close is pending): the task never runs.
-          await this.tasks.change(unit, goal, task, { state: 'canceled', statusMessage: `The goal has ${goal.status}` });
+          await this.tasks.change(unit, goal, task, {
+            state: 'canceled',
+            statusMessage: `The goal has ${goal.status}`,
+          });
         } else {
           stored += 1;
         }
@@ -112,9 +115,13 @@ export class TasksService {
       const task = await unit.manager.findOneBy(TaskEntity, { id: request.taskId });
       if (!goal || !task) throw ContractError.notFound('Task', request.taskId);
       if (task.assigneeId !== request.agentId) {
-        throw new ContractError('FORBIDDEN', `Task ${task.id} is assigned to ${task.assigneeName}; only its assignee reports on it`, {
-          taskId: task.id,
-        });
+        throw new ContractError(
+          'FORBIDDEN',
+          `Task ${task.id} is assigned to ${task.assigneeName}; only its assignee reports on it`,
+          {
+            taskId: task.id,
+          },
+        );
       }
       const decision = decideReport(task, request);
       if (decision.kind === 'unchanged') return toTaskV1(task);

@@ -31,7 +31,13 @@ import {
   type TurnGrantedV1Event,
 } from '@ioa/contracts';
 import { createService } from '@ioa/messaging';
-import { connectRaw, expectEventually, rawRequest, startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
+import {
+  connectRaw,
+  expectEventually,
+  rawRequest,
+  startTestInfrastructure,
+  type TestInfrastructure,
+} from '@ioa/testing';
 // The scheduler's integration tests boot the real peers it talks to (registry, discovery, chat) in the same process,
 // rather than fakes of them: what is tested is the conversation between the services over a real broker. Only this
 // test support reaches into other apps; it is kept out of the build, and production code never does.
@@ -223,9 +229,10 @@ export class TestAgent {
   /** Moves of this agent that chat rejected (a turn that went stale meanwhile, for example). */
   readonly rejections: ErrorBody[] = [];
   /** How the agent answers a delivered task (default: accept). */
-  onTask: (assignment: TaskAssignmentV1Request) => TaskAssignmentV1Response | Promise<TaskAssignmentV1Response> = () => ({
-    accepted: true,
-  });
+  onTask: (assignment: TaskAssignmentV1Request) => TaskAssignmentV1Response | Promise<TaskAssignmentV1Response> =
+    () => ({
+      accepted: true,
+    });
   /** What the agent says when it gets the turn (default: nothing — the turn times out). */
   onTurn: (turn: TurnGrantedV1Event) => MoveFields | undefined | Promise<MoveFields | undefined> = () => undefined;
   private taskSubscription?: Subscription;
@@ -324,7 +331,10 @@ export class TestAgent {
     }
   }
 
-  propose(turn: Pick<TurnGrantedV1Event, 'groupId' | 'turn'>, fields: MoveFields): Promise<Envelope<ProposeMoveV1Response>> {
+  propose(
+    turn: Pick<TurnGrantedV1Event, 'groupId' | 'turn'>,
+    fields: MoveFields,
+  ): Promise<Envelope<ProposeMoveV1Response>> {
     return rawRequest(this.connection, ProposeMoveV1.subject, {
       groupId: turn.groupId,
       speakerId: this.id,
@@ -340,11 +350,19 @@ export class TestAgent {
     content?: string,
     usage?: ModelUsageV1,
   ): Promise<Envelope<TaskV1>> {
-    return rawRequest(this.connection, ReportTaskV1.subject, { taskId, agentId: this.id, state, content, usage }) as never;
+    return rawRequest(this.connection, ReportTaskV1.subject, {
+      taskId,
+      agentId: this.id,
+      state,
+      content,
+      usage,
+    }) as never;
   }
 
   /** The assignment of a task this agent received, once it has arrived. */
-  assignment(predicate: (assignment: TaskAssignmentV1Request) => boolean = () => true): Promise<TaskAssignmentV1Request> {
+  assignment(
+    predicate: (assignment: TaskAssignmentV1Request) => boolean = () => true,
+  ): Promise<TaskAssignmentV1Request> {
     return expectEventually(
       () => {
         const found = this.assignments.find(predicate);
