@@ -32,6 +32,8 @@ export class MessagingModule implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (!this.connection.isClosed()) await this.connection.drain();
+    if (this.connection.isClosed()) return;
+    // Draining needs the broker; when it is unreachable, close instead of reconnecting forever.
+    await this.connection.drain().catch(() => this.connection.close());
   }
 }

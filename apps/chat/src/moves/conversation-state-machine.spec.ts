@@ -683,7 +683,7 @@ describe('forceConclusion', () => {
 });
 
 describe('closeGroup', () => {
-  it.each(['discussing', 'awaiting_sync_tasks', 'paused', 'concluding', 'concluded'] as const)(
+  it.each(['discussing', 'awaiting_sync_tasks', 'paused', 'concluding'] as const)(
     'closes a group in %s: failed, nobody speaks, nothing awaited',
     (state) => {
       const transition = expectTransition(
@@ -704,6 +704,11 @@ describe('closeGroup', () => {
       expect(transition.grant).toBeNull();
     },
   );
+
+  it('leaves a concluded group concluded, with its conclusion', () => {
+    const concluded = newSnapshot({ state: 'concluded', currentSpeaker: null, turnDeadline: null, conclusion: '42' });
+    expect(closeGroup(concluded, 'goal canceled', NOW)).toEqual({ outcome: 'unchanged', why: 'already concluded' });
+  });
 
   it('is a no-op on a closed group, whose moves are then refused', () => {
     const closed = newSnapshot({ state: 'failed', currentSpeaker: null, turnDeadline: null });

@@ -23,7 +23,7 @@ import { bound, LEDGER_RESULT_MAX, notices } from './notices.js';
  *   discussing ──pause(taskIds)────▶ paused              ──last awaited task terminal──▶ discussing (turn: pauser)
  *   discussing ──turn > maxTurns / forced──▶ concluding ──conclude (or leader times out)──▶ concluded
  *   discussing ──conclude──▶ concluded ──person's message──▶ discussing (re-opened, turn: leader)
- *   any state but failed ──close──▶ failed
+ *   any open state ──close──▶ failed
  *
  * Turns: the counter grows by one every time an agent is granted the turn. Handing the turn to the person
  * (`nextSpeaker: 'user'`) grants no turn and has no deadline; their answer gives the asker the next turn.
@@ -521,9 +521,13 @@ export function forceConclusion(snapshot: ConversationSnapshot, reason: string, 
   return builder.build(`conclusion forced: ${reason}`);
 }
 
-/** Goal canceled or failed: the group ends without a conclusion and grants no more turns. */
+/**
+ * Goal canceled or failed: an open group ends without a conclusion and grants no more turns. A concluded group has
+ * already ended and keeps its conclusion (closing it must not turn a completed goal into a failed one).
+ */
 export function closeGroup(snapshot: ConversationSnapshot, reason: string, now: Date): Decision {
   if (snapshot.state === 'failed') return { outcome: 'unchanged', why: 'already closed' };
+  if (snapshot.state === 'concluded') return { outcome: 'unchanged', why: 'already concluded' };
   const builder = new TransitionBuilder(snapshot, now);
   builder.say(systemMessage('system', notices.closed(reason)));
   builder.endConversation('failed', snapshot.conclusion);

@@ -188,7 +188,7 @@ describe('discovery switching from the local embedder to an OpenAI-compatible en
     const late = sampleCard('reviewer');
     await service!.get(EventBus).publish(AgentRegisteredV1, { agent: late });
     // The event cannot be indexed while the endpoint fails; it is redelivered until it can.
-    await expectEventually(() => fake.requests.some((request) => JSON.stringify(request.body.input).includes(late.name)));
+    await expectEventually(() => fake.requests.some((request) => JSON.stringify(request.body.input).includes(late.description)));
     fake.recover();
     await indexed.waitFor(late.id, 1);
 

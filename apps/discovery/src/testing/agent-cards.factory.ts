@@ -132,13 +132,13 @@ export async function watchIndexed(connection: NatsConnection): Promise<{
   return {
     events,
     waitFor: (agentId, revision, indexed = true) =>
-      expectEventually(
+      expectEventually<AgentIndexedV1Event | undefined>(
         () =>
           events.find(
             (event) => event.agentId === agentId && event.revision === revision && event.indexed === indexed,
           ),
         { message: `discovery did not announce ${agentId}@${revision} (indexed=${indexed})` },
-      ),
+      ) as Promise<AgentIndexedV1Event>,
     stop: () => subscription.unsubscribe(),
   };
 }

@@ -51,8 +51,8 @@ export function errorCodeOfHttpStatus(status: number): ErrorCode {
   if (status === 401 || status === 403) return 'FORBIDDEN';
   if (status === 404 || status === 405 || status === 410) return 'NOT_FOUND';
   if (status === 409) return 'CONFLICT';
-  if (status === 429) return 'BUDGET_EXHAUSTED';
-  if (status === 503) return 'UNAVAILABLE';
+  // A rate limit (429) is not an exhausted budget: waiting is enough, which is what UNAVAILABLE promises.
+  if (status === 429 || status === 503) return 'UNAVAILABLE';
   if (status === 504) return 'TIMEOUT';
   if (status >= 400 && status < 500) return 'VALIDATION_FAILED';
   return 'INTERNAL';

@@ -32,6 +32,9 @@ export class GroupEventsService {
       const message = event.message;
       const recorded = await this.log.append(unit, goal, 'message', message, `message:${message.id}`);
       if (!recorded) return;
+      // The group's first message can overtake CreateGroupV1's reply: remember the group, so that a formation
+      // resumed after a crash finds it instead of opening a second one.
+      if (goal.status === 'forming_team' && goal.groupId === null) goal.groupId = message.groupId;
       this.goals.addUsage(goal, event.usage);
       if (message.type === 'user') {
         await this.lifecycle.resume(unit, goal);

@@ -8,7 +8,6 @@ import {
   SearchAgentsV1,
   SLUG_PATTERN,
   type AgentCardV1,
-  type GroupV1,
   type ModelUsageV1,
   type TeamMemberV1,
 } from '@ioa/contracts';
@@ -99,9 +98,9 @@ export class TeamFormation {
       if (!team.ok) return await this.fail(goalId, team.reason, usage);
       await this.recordTeam(goalId, team.value, usage);
       usage = emptyUsage();
-      const group = await this.openGroup(goal, team.value);
-      if (!group.ok) return await this.fail(goalId, group.reason, usage);
-      await this.startWorking(goalId, group.value);
+      const groupId = await this.openGroup(goal, team.value);
+      if (!groupId.ok) return await this.fail(goalId, groupId.reason, usage);
+      await this.startWorking(goalId, groupId.value);
     } catch (error) {
       if (error instanceof FormationAbandoned) {
         this.logger.log(`Goal ${goalId} left team formation (${error.message})`);
@@ -284,7 +283,13 @@ export class TeamFormation {
     });
   }
 
-  private async openGroup(goal: GoalEntity, team: TeamMemberV1[]): Promise<Formed<GroupV1>> {
+  private async openGroup(goal: GoalEntity, team: TeamMemberV1[]): Promise<Formed<string>> {
+    // A formation resumed after a crash: the group may exist already (its first message told us).
+    const known = await this.transactions.manager.findOne(GoalEntity, {
+      where: { id: goal.id },
+      select: { id: true, groupId: true },
+    });
+    if (known?.groupId) return { ok: true, value: known.groupId };
     let lastError = '';
     for (let attempt = 1; attempt <= this.config.formationAttempts; attempt += 1) {
       await this.renewLease(goal.id);
@@ -306,7 +311,7 @@ export class TeamFormation {
           // A formation taken over after a crash asks again: chat may answer with the group it already opened.
           { idempotencyKey: `group:${goal.id}` },
         );
-        return { ok: true, value: group };
+        return { ok: true, value: group.id };
       } catch (error) {
         lastError = (error as Error)?.message ?? String(error);
         if (error instanceof ContractError && !error.retryable) break;
@@ -316,11 +321,11 @@ export class TeamFormation {
     return { ok: false, reason: `The group chat could not be opened: ${lastError}` };
   }
 
-  private async startWorking(goalId: string, group: GroupV1): Promise<void> {
+  private async startWorking(goalId: string, groupId: string): Promise<void> {
     await this.transactions.run(async (unit) => {
       const goal = await unit.lockGoal(goalId);
       if (!goal) return;
-      goal.groupId = group.id;
+      goal.groupId = groupId;
       goal.formationLeaseUntil = null;
       if (goal.status !== 'forming_team') {
         // Canceled while the group was being opened (the follow-up closes the group), or already concluded by a
