@@ -86,8 +86,18 @@ function ensureNodeModules() {
   const problem = nodeModulesProblem();
   if (!problem) return;
   say(`node modules out of date (${problem})`);
-  const result = run('npm', ['ci', '--no-audit', '--no-fund'], 'installing node modules');
-  if (!result.ok) fail(`npm ci failed (${result.reason}). Check that the npm registry is reachable.`);
+  if (run('npm', ['ci', '--no-audit', '--no-fund'], 'installing node modules').ok) return;
+  // npm 11 writes lockfiles without other platforms' optional packages (e.g. @unrs/resolver-binding-darwin-*)
+  // and then its own `npm ci` rejects them as out of sync (npm/cli#4828, #8320). `npm install` installs the
+  // same locked versions; the lockfile is put back byte for byte so the work tree stays clean.
+  say('npm ci refused the lockfile; installing the locked versions with npm install instead');
+  const lockfile = join(root, 'package-lock.json');
+  const locked = readFileSync(lockfile);
+  const result = run('npm', ['install', '--no-audit', '--no-fund'], 'installing node modules');
+  if (!readFileSync(lockfile).equals(locked)) writeFileSync(lockfile, locked);
+  if (!result.ok) fail(`npm install failed (${result.reason}). Check that the npm registry is reachable.`);
+  const remaining = nodeModulesProblem();
+  if (remaining) fail(`node_modules still differs from package-lock.json after installing: ${remaining}`);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -40,7 +40,19 @@ export interface DiscoveryBenchOptions {
   qualityQueries: number;
   registrationConcurrency: number;
   efSearch: number;
+  /** Instead of the full run: build the index with each of these settings and measure recall and SQL latency. */
+  tune?: { builds: Array<{ m: number; efConstruction: number }>; efSearch: number[] };
   log: (line: string) => void;
+}
+
+export interface TuningRow {
+  m: number;
+  efConstruction: number;
+  buildSeconds: number;
+  efSearch: number;
+  recallAt10: number;
+  recallAt10Unfiltered: number;
+  sqlLatency: LatencyStats;
 }
 
 export interface LatencyStats {
@@ -60,7 +72,9 @@ export interface SizeResult {
   exactSqlLatency: LatencyStats;
   recallAt10: number;
   recallAt10Unfiltered: number;
+  recallQueries: number;
   quality: { heldOut: Quality; examplePhrased: Quality };
+  tuning?: TuningRow[];
 }
 
 export interface Quality {
@@ -219,6 +233,72 @@ async function benchSize(
       const indexBuildSeconds = (performance.now() - indexStarted) / 1000;
       log(`[${size}] index built in ${indexBuildSeconds.toFixed(1)} s`);
 
+      const repository = service.get(AgentSearchRepository);
+      const queryVectors = await embedder.embed(queries.latencyQueries.map((query) => query.query));
+      const base = { model: embedder.model, dimension: embedder.dimension, limit: 10 };
+      const recallVectors = queryVectors.slice(0, options.recallQueries);
+      log(`[${size}] exact top-10 of ${recallVectors.length} queries (sequential scans)`);
+      const exactSamples: number[] = [];
+      const truth = { filtered: [] as Set<string>[], unfiltered: [] as Set<string>[] };
+      for (const vector of recallVectors) {
+        for (const onlineOnly of [true, false]) {
+          const started = performance.now();
+          const [exact] = await repository.searchMany([vector], { ...base, efSearch: 10, onlineOnly, exact: true });
+          if (onlineOnly) exactSamples.push(performance.now() - started);
+          truth[onlineOnly ? 'filtered' : 'unfiltered'].push(new Set(exact.map((hit) => hit.agentId)));
+        }
+      }
+      const measureRecall = async (efSearch: number) => {
+        const recall = { filtered: 0, unfiltered: 0 };
+        for (const [i, vector] of recallVectors.entries()) {
+          for (const onlineOnly of [true, false] as const) {
+            const [approximate] = await repository.searchMany([vector], { ...base, efSearch, onlineOnly });
+            const expected = truth[onlineOnly ? 'filtered' : 'unfiltered'][i];
+            const found = approximate.filter((hit) => expected.has(hit.agentId)).length;
+            recall[onlineOnly ? 'filtered' : 'unfiltered'] += found / Math.max(1, expected.size);
+          }
+        }
+        return { filtered: recall.filtered / recallVectors.length, unfiltered: recall.unfiltered / recallVectors.length };
+      };
+      // The SQL alone: one transaction with the search settings and one HNSW query (the query already embedded).
+      const measureSql = async (efSearch: number) => {
+        const samples: number[] = [];
+        for (const vector of queryVectors) {
+          const started = performance.now();
+          await repository.searchMany([vector], { ...base, efSearch, onlineOnly: true });
+          samples.push(performance.now() - started);
+        }
+        return stats(samples);
+      };
+
+      if (options.tune) {
+        const tuning: TuningRow[] = [];
+        for (const build of options.tune.builds) {
+          await sql.query(`DROP INDEX "discovery"."${hnswIndexName(embedder.dimension)}"`);
+          const started = performance.now();
+          await sql.query(
+            createHnswIndexSql('discovery', embedder.dimension).replace(
+              /WITH \(m = \d+, ef_construction = \d+\)/,
+              `WITH (m = ${build.m}, ef_construction = ${build.efConstruction})`,
+            ),
+          );
+          const buildSeconds = (performance.now() - started) / 1000;
+          for (const efSearch of options.tune.efSearch) {
+            const recall = await measureRecall(efSearch);
+            const row = { ...build, buildSeconds, efSearch, recallAt10: recall.filtered, recallAt10Unfiltered: recall.unfiltered, sqlLatency: await measureSql(efSearch) };
+            tuning.push(row);
+            log(
+              `[${size}] m=${build.m} ef_construction=${build.efConstruction} (built in ${buildSeconds.toFixed(1)} s) ` +
+                `ef_search=${efSearch}: recall@10 ${recall.filtered.toFixed(3)} / ${recall.unfiltered.toFixed(3)}, ` +
+                `SQL p50 ${row.sqlLatency.p50.toFixed(2)} ms p99 ${row.sqlLatency.p99.toFixed(2)} ms`,
+            );
+          }
+        }
+        const none = stats([0]);
+        const zero = { top1: 0, precisionAt10: 0, queries: 0 };
+        return { agents: size, loadSeconds, embedMsPerCard: embedMs / size, indexBuildSeconds, natsLatency: none, sqlLatency: none, exactSqlLatency: stats(exactSamples), recallAt10: 0, recallAt10Unfiltered: 0, recallQueries: 0, quality: { heldOut: zero, examplePhrased: zero }, tuning };
+      }
+
       const labels = new Map(cards.map(({ card, skillKeys }) => [card.id, skillKeys]));
       client = await connectRaw(nats.url);
       const searchOverNats = (request: Partial<SearchAgentsV1Request> & { queries: string[] }) =>
@@ -234,31 +314,9 @@ async function benchSize(
         natsSamples.push(performance.now() - started);
       }
 
-      // The SQL alone: one transaction with the search settings and one HNSW query (the query already embedded).
       log(`[${size}] search latency of the SQL alone, and recall@10`);
-      const repository = service.get(AgentSearchRepository);
-      const queryVectors = await embedder.embed(queries.latencyQueries.map((query) => query.query));
-      const base = { model: embedder.model, dimension: embedder.dimension, limit: 10, efSearch: options.efSearch };
-      const sqlSamples: number[] = [];
-      for (const vector of queryVectors) {
-        const started = performance.now();
-        await repository.searchMany([vector], { ...base, onlineOnly: true });
-        sqlSamples.push(performance.now() - started);
-      }
-      const exactSamples: number[] = [];
-      const recall = { filtered: 0, unfiltered: 0 };
-      const recallVectors = queryVectors.slice(0, options.recallQueries);
-      for (const vector of recallVectors) {
-        for (const onlineOnly of [true, false]) {
-          const [approximate] = await repository.searchMany([vector], { ...base, onlineOnly });
-          const started = performance.now();
-          const [exact] = await repository.searchMany([vector], { ...base, onlineOnly, exact: true });
-          if (onlineOnly) exactSamples.push(performance.now() - started);
-          const truth = new Set(exact.map((hit) => hit.agentId));
-          const found = approximate.filter((hit) => truth.has(hit.agentId)).length / Math.max(1, truth.size);
-          recall[onlineOnly ? 'filtered' : 'unfiltered'] += found;
-        }
-      }
+      const sqlLatency = await measureSql(options.efSearch);
+      const recall = await measureRecall(options.efSearch);
 
       log(`[${size}] ranking quality on labelled queries`);
       const quality = async (labelled: LabelledQuery[]): Promise<Quality> => {
@@ -279,10 +337,11 @@ async function benchSize(
         embedMsPerCard: embedMs / size,
         indexBuildSeconds,
         natsLatency: stats(natsSamples),
-        sqlLatency: stats(sqlSamples),
+        sqlLatency,
         exactSqlLatency: stats(exactSamples),
-        recallAt10: recall.filtered / recallVectors.length,
-        recallAt10Unfiltered: recall.unfiltered / recallVectors.length,
+        recallAt10: recall.filtered,
+        recallAt10Unfiltered: recall.unfiltered,
+        recallQueries: recallVectors.length,
         quality: { heldOut: await quality(queries.heldOut), examplePhrased: await quality(queries.examplePhrased) },
       };
       log(

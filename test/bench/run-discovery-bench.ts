@@ -16,6 +16,8 @@ import { runDiscoveryBench, type DatabaseKind, type DiscoveryBenchResult, type L
  *   --registrations=2000   agents registered end to end through registry → discovery (0 to skip)
  *   --queries=1000         latency samples per size (half paraphrased, half example-phrased queries)
  *   --ef-search=100        hnsw.ef_search used by discovery
+ *   --tune=16:64,24:128    instead: build the index with each m:ef_construction and measure recall and SQL latency
+ *   --tune-ef=40,100,200   ef_search values tried with --tune
  *   --no-docs              do not update docs/benchmarks.md
  */
 
@@ -33,6 +35,13 @@ async function main(): Promise<void> {
   const sizes = argument('sizes', kind === 'pglite' ? '10000' : '10000,100000').split(',').map(Number);
   let serverUrl = argument('database-url', '');
   const dataDir = '/tmp/ioa-bench-pg15';
+  const tuneArgument = argument('tune', '');
+  const tune = tuneArgument
+    ? tuneArgument.split(',').map((pair) => {
+        const [m, efConstruction] = pair.split(':').map(Number);
+        return { m, efConstruction };
+      })
+    : undefined;
   let startedCluster = false;
   if (kind === 'native-postgres' && !serverUrl) {
     const script = join(root, 'deploy', 'local', 'native-postgres.sh');
@@ -54,13 +63,14 @@ async function main(): Promise<void> {
       qualityQueries: Number(argument('quality-queries', '300')),
       registrationConcurrency: Number(argument('concurrency', '16')),
       efSearch: Number(argument('ef-search', '100')),
+      tune: tune ? { builds: tune, efSearch: argument('tune-ef', '40,100,200,400').split(',').map(Number) } : undefined,
       log,
     });
-    const markdown = render(result, (Date.now() - started) / 1000);
+    const markdown = tune ? renderTuning(result) : render(result, (Date.now() - started) / 1000);
     process.stdout.write(`${markdown}\n`);
     if (!process.argv.includes('--no-docs')) {
-      updateDocs(kind, markdown);
-      log(`updated docs/benchmarks.md (${kind})`);
+      updateDocs(tune ? `${kind}:tuning` : kind, markdown);
+      log(`updated docs/benchmarks.md (${kind}${tune ? ', tuning' : ''})`);
     }
   } finally {
     if (startedCluster) spawnSync('bash', [join(root, 'deploy', 'local', 'native-postgres.sh'), '--stop', dataDir], { stdio: 'inherit' });
@@ -103,8 +113,9 @@ function render(result: DiscoveryBenchResult, seconds: number): string {
     lines.push(
       '',
       `Latency: ${samples.natsLatency.count} sequential single-query searches (topK 10, onlineOnly) per size; ` +
-        `recall over ${Math.round(samples.recallAt10 >= 0 ? 1 : 0) && ''}the first queries against an exact ` +
-        `(sequential scan) search with the same filters; quality over ${samples.quality.heldOut.queries} labelled queries each.`,
+        `recall@10 over ${samples.recallQueries} of those queries against an exact (sequential scan) search with the ` +
+        `same filters; ranking quality over ${samples.quality.heldOut.queries} labelled queries of each kind ` +
+        '(top-1: the first result has the skill asked for; P@10: share of the first ten that have it).',
     );
   }
   if (result.registration) {
@@ -120,8 +131,29 @@ function render(result: DiscoveryBenchResult, seconds: number): string {
   return lines.join('\n');
 }
 
+function renderTuning(result: DiscoveryBenchResult): string {
+  const lines = [
+    `#### HNSW tuning, ${result.databaseKind} — ${new Date().toISOString().slice(0, 10)}`,
+    '',
+    `Machine: ${machine()}. Recall@10 against exact search (online only / all agents); SQL-only latency of ` +
+      'single-query searches (online only).',
+    '',
+    '| agents | m | ef_construction | build | ef_search | recall@10 | SQL p50 / p99 |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const size of result.sizes) {
+    for (const row of size.tuning ?? []) {
+      lines.push(
+        `| ${size.agents.toLocaleString('en-US')} | ${row.m} | ${row.efConstruction} | ${row.buildSeconds.toFixed(1)} s | ` +
+          `${row.efSearch} | ${ratio(row.recallAt10)} / ${ratio(row.recallAt10Unfiltered)} | ${latency(row.sqlLatency)} |`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
 /** Replaces this database kind's results between its markers in docs/benchmarks.md (creating what is missing). */
-function updateDocs(kind: DatabaseKind, markdown: string): void {
+function updateDocs(kind: string, markdown: string): void {
   const file = join(root, 'docs', 'benchmarks.md');
   const start = `<!-- bench:discovery:${kind}:start -->`;
   const end = `<!-- bench:discovery:${kind}:end -->`;
@@ -134,7 +166,10 @@ function updateDocs(kind: DatabaseKind, markdown: string): void {
   writeFileSync(file, text);
 }
 
-main().catch((error: unknown) => {
-  log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  process.exitCode = 1;
-});
+main()
+  .catch((error: unknown) => {
+    log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exitCode = 1;
+  })
+  // Everything is closed by now; exit even if a library left a timer behind.
+  .finally(() => process.exit());

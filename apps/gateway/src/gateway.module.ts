@@ -3,6 +3,8 @@ import { PlatformConfigModule } from '@ioa/config';
 import { MessagingModule } from '@ioa/messaging';
 import { AgentsModule } from './agents/agents.module.js';
 import { gatewayConfig } from './gateway.config.js';
+import { GoalsModule } from './goals/goals.module.js';
+import { GroupsModule } from './groups/groups.module.js';
 import { PlatformHealthModule } from './health/platform-health.module.js';
 
 /**
@@ -14,6 +16,8 @@ import { PlatformHealthModule } from './health/platform-health.module.js';
     PlatformConfigModule.forService([gatewayConfig]),
     MessagingModule.forService('gateway'),
     AgentsModule,
+    GoalsModule,
+    GroupsModule,
     PlatformHealthModule,
   ],
 })

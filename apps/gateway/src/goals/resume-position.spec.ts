@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { ContractError } from '@ioa/contracts';
 import { resumePosition } from './resume-position.js';
 

@@ -12,11 +12,11 @@ import {
 } from '@ioa/contracts';
 import { ContractClient, createService } from '@ioa/messaging';
 import { connectRaw, rawRequest, startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
-import { RegistryModule } from '../../registry/src/registry.module.js';
-import { DiscoveryModule } from './discovery.module.js';
-import { AgentIndexRepository } from './indexing/agent-index.repository.js';
-import { IndexMaintenanceService } from './indexing/index-maintenance.service.js';
-import { sampleCard, SAMPLE_AGENTS, watchIndexed, type SampleAgent } from './testing/agent-cards.factory.js';
+import { RegistryModule } from '../apps/registry/src/registry.module.js';
+import { DiscoveryModule } from '../apps/discovery/src/discovery.module.js';
+import { AgentIndexRepository } from '../apps/discovery/src/indexing/agent-index.repository.js';
+import { IndexMaintenanceService } from '../apps/discovery/src/indexing/index-maintenance.service.js';
+import { sampleCard, SAMPLE_AGENTS, watchIndexed, type SampleAgent } from '../apps/discovery/src/testing/agent-cards.factory.js';
 
 const OWNER = 'discovery-e2e-owner';
 

@@ -1,0 +1,18 @@
+import { Module } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
+import { goalEventsConfig } from './goal-events.config.js';
+import { GoalEventStreams } from './goal-event-streams.js';
+import { GoalEventTail } from './goal-event-tail.js';
+import { GoalsController } from './goals.controller.js';
+import { GoalsService } from './goals.service.js';
+
+/**
+ * `/v1/goals`: submit, read, talk to and cancel goals, and stream their event logs (SSE). Needs the global
+ * `ContractClient` and NATS connection (from `MessagingModule`).
+ */
+@Module({
+  imports: [ConfigModule.forFeature(goalEventsConfig)],
+  controllers: [GoalsController],
+  providers: [GoalsService, GoalEventTail, GoalEventStreams],
+})
+export class GoalsModule {}
