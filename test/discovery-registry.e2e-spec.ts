@@ -16,7 +16,12 @@ import { RegistryModule } from '../apps/registry/src/registry.module.js';
 import { DiscoveryModule } from '../apps/discovery/src/discovery.module.js';
 import { AgentIndexRepository } from '../apps/discovery/src/indexing/agent-index.repository.js';
 import { IndexMaintenanceService } from '../apps/discovery/src/indexing/index-maintenance.service.js';
-import { sampleCard, SAMPLE_AGENTS, watchIndexed, type SampleAgent } from '../apps/discovery/src/testing/agent-cards.factory.js';
+import {
+  sampleCard,
+  SAMPLE_AGENTS,
+  watchIndexed,
+  type SampleAgent,
+} from '../apps/discovery/src/testing/agent-cards.factory.js';
 
 const OWNER = 'discovery-e2e-owner';
 
@@ -145,7 +150,13 @@ describe('registry → discovery, end to end', () => {
     const ghost = sampleCard('forecaster', { name: 'ghost-forecaster' });
     await discovery
       .get(AgentIndexRepository)
-      .upsert({ card: ghost, skillTags: ['weather'], embedding: new Array<number>(384).fill(0.05), model: 'local-hash-v1', dimension: 384 });
+      .upsert({
+        card: ghost,
+        skillTags: ['weather'],
+        embedding: new Array<number>(384).fill(0.05),
+        model: 'local-hash-v1',
+        dimension: 384,
+      });
     await discovery.close();
 
     discovery = await createService(DiscoveryModule, { name: 'discovery', logger: false });

@@ -32,7 +32,8 @@ function checkCompose(): void {
   const compose = asNode(parse(readFileSync(join(root, file), 'utf8'), { merge: true }));
   const services = asNode(compose.services);
   const nats = asNode(services.nats);
-  if (!/(^|[\s"'])(-js|--jetstream)\b/.test(JSON.stringify(nats.command ?? ''))) problem(file, 'nats must run with JetStream');
+  if (!/(^|[\s"'])(-js|--jetstream)\b/.test(JSON.stringify(nats.command ?? '')))
+    problem(file, 'nats must run with JetStream');
   if (!text(asNode(services.postgres).image).includes('pgvector')) problem(file, 'postgres must be a pgvector image');
   for (const app of apps) {
     const service = asNode(services[app]);

@@ -4,7 +4,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runDiscoveryBench, type DatabaseKind, type DiscoveryBenchResult, type LatencyStats } from './discovery.bench.js';
+import {
+  runDiscoveryBench,
+  type DatabaseKind,
+  type DiscoveryBenchResult,
+  type LatencyStats,
+} from './discovery.bench.js';
 
 /**
  * `npm run bench:discovery [-- options]`
@@ -21,7 +26,10 @@ import { runDiscoveryBench, type DatabaseKind, type DiscoveryBenchResult, type L
  *   --no-docs              do not update docs/benchmarks.md
  */
 
-const root = join(dirname(fileURLToPath(import.meta.url)), ...(import.meta.url.includes('/dist/') ? ['..', '..', '..', '..'] : ['..', '..']));
+const root = join(
+  dirname(fileURLToPath(import.meta.url)),
+  ...(import.meta.url.includes('/dist/') ? ['..', '..', '..', '..'] : ['..', '..']),
+);
 
 function argument(name: string, fallback: string): string {
   const prefix = `--${name}=`;
@@ -32,7 +40,9 @@ const log = (line: string) => process.stderr.write(`[bench:discovery] ${line}\n`
 
 async function main(): Promise<void> {
   const kind: DatabaseKind = argument('db', 'native') === 'pglite' ? 'pglite' : 'native-postgres';
-  const sizes = argument('sizes', kind === 'pglite' ? '10000' : '10000,100000').split(',').map(Number);
+  const sizes = argument('sizes', kind === 'pglite' ? '10000' : '10000,100000')
+    .split(',')
+    .map(Number);
   let serverUrl = argument('database-url', '');
   const dataDir = '/tmp/ioa-bench-pg15';
   const tuneArgument = argument('tune', '');
@@ -46,8 +56,11 @@ async function main(): Promise<void> {
   if (kind === 'native-postgres' && !serverUrl) {
     const script = join(root, 'deploy', 'local', 'native-postgres.sh');
     log(`starting native PostgreSQL with ${script}`);
-    const run = spawnSync('bash', [script, dataDir, argument('port', '55439')], { stdio: ['ignore', 'pipe', 'inherit'] });
-    if (run.status !== 0) throw new Error('deploy/local/native-postgres.sh failed (it needs root); or pass --database-url');
+    const run = spawnSync('bash', [script, dataDir, argument('port', '55439')], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    if (run.status !== 0)
+      throw new Error('deploy/local/native-postgres.sh failed (it needs root); or pass --database-url');
     serverUrl = run.stdout.toString().trim().split('\n').pop()!;
     startedCluster = true;
   }
@@ -73,7 +86,8 @@ async function main(): Promise<void> {
       log(`updated docs/benchmarks.md (${kind}${tune ? ', tuning' : ''})`);
     }
   } finally {
-    if (startedCluster) spawnSync('bash', [join(root, 'deploy', 'local', 'native-postgres.sh'), '--stop', dataDir], { stdio: 'inherit' });
+    if (startedCluster)
+      spawnSync('bash', [join(root, 'deploy', 'local', 'native-postgres.sh'), '--stop', dataDir], { stdio: 'inherit' });
   }
 }
 

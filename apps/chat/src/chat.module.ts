@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
 import { ChatHealthV1 } from '@ioa/contracts';
 import { PlatformConfigModule } from '@ioa/config';
-import { DatabaseModule } from '@ioa/database';
+import { DatabaseModule, OutboxEventEntity, OutboxModule } from '@ioa/database';
 import { HealthModule, MessagingModule } from '@ioa/messaging';
-import { chatConfig } from './chat.config.js';
+import { chatConfig, type ChatConfig } from './chat.config.js';
 import { GroupMemberEntity } from './groups/group-member.entity.js';
 import { GroupTaskEntity } from './groups/group-task.entity.js';
 import { GroupEntity } from './groups/group.entity.js';
@@ -11,7 +11,6 @@ import { GroupsModule } from './groups/groups.module.js';
 import { MessageEntity } from './groups/message.entity.js';
 import { CreateChat1795400000000 } from './migrations/1795400000000-create-chat.js';
 import { MovesModule } from './moves/moves.module.js';
-import { OutboxEventEntity } from './outbox/outbox-event.entity.js';
 import { TasksModule } from './tasks/tasks.module.js';
 
 /**
@@ -26,6 +25,10 @@ import { TasksModule } from './tasks/tasks.module.js';
       schema: 'chat',
       entities: [GroupEntity, GroupMemberEntity, MessageEntity, GroupTaskEntity, OutboxEventEntity],
       migrations: [CreateChat1795400000000],
+    }),
+    OutboxModule.forServiceAsync({
+      inject: [chatConfig.KEY],
+      useFactory: (config: ChatConfig) => ({ retryMs: config.outboxRetryMs }),
     }),
     HealthModule.forService(ChatHealthV1),
     GroupsModule,

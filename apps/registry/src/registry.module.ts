@@ -1,13 +1,12 @@
 import { Module } from '@nestjs/common';
 import { RegistryHealthV1 } from '@ioa/contracts';
 import { PlatformConfigModule } from '@ioa/config';
-import { DatabaseModule } from '@ioa/database';
+import { DatabaseModule, OutboxEventEntity, OutboxModule } from '@ioa/database';
 import { HealthModule, MessagingModule } from '@ioa/messaging';
 import { AgentEntity } from './agents/agent.entity.js';
 import { AgentsModule } from './agents/agents.module.js';
 import { CreateAgents1795312387773 } from './migrations/1795312387773-create-agents.js';
 import { CreateOutbox1795312387774 } from './migrations/1795312387774-create-outbox.js';
-import { OutboxEventEntity } from './outbox/outbox-event.entity.js';
 import { registryConfig } from './registry.config.js';
 
 /** The agent registry: agent cards, their owners and their presence, in the `registry` schema. */
@@ -20,6 +19,8 @@ import { registryConfig } from './registry.config.js';
       entities: [AgentEntity, OutboxEventEntity],
       migrations: [CreateAgents1795312387773, CreateOutbox1795312387774],
     }),
+    // Each change publishes its own events right after commit; the timer only retries what a failure left behind.
+    OutboxModule.forService({ retryMs: 2000 }),
     HealthModule.forService(RegistryHealthV1),
     AgentsModule,
   ],

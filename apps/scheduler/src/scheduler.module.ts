@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { SchedulerHealthV1 } from '@ioa/contracts';
 import { PlatformConfigModule } from '@ioa/config';
-import { DatabaseModule } from '@ioa/database';
+import { DatabaseModule, OutboxEventEntity, OutboxModule } from '@ioa/database';
 import { HealthModule, MessagingModule } from '@ioa/messaging';
 import { EventConsumers } from './consumers/event-consumers.js';
 import { GoalEventEntity } from './events/goal-event.entity.js';
@@ -10,8 +10,8 @@ import { GoalsModule } from './goals/goals.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { CreateSchedulerTables1795312543981 } from './migrations/1795312543981-create-scheduler-tables.js';
 import { AddGoalWaitingForUser1795312543982 } from './migrations/1795312543982-add-goal-waiting-for-user.js';
-import { OutboxEventEntity } from './outbox/outbox-event.entity.js';
-import { schedulerConfig } from './scheduler.config.js';
+import { DropOutboxStream1795312543983 } from './migrations/1795312543983-drop-outbox-stream.js';
+import { schedulerConfig, type SchedulerConfig } from './scheduler.config.js';
 import { SchedulerSweeper } from './sweeper/scheduler-sweeper.js';
 import { TaskEntity } from './tasks/task.entity.js';
 import { TasksModule } from './tasks/tasks.module.js';
@@ -27,7 +27,16 @@ import { TasksModule } from './tasks/tasks.module.js';
     DatabaseModule.forService({
       schema: 'scheduler',
       entities: [GoalEntity, TaskEntity, GoalEventEntity, OutboxEventEntity],
-      migrations: [CreateSchedulerTables1795312543981, AddGoalWaitingForUser1795312543982],
+      migrations: [
+        CreateSchedulerTables1795312543981,
+        AddGoalWaitingForUser1795312543982,
+        DropOutboxStream1795312543983,
+      ],
+    }),
+    // Events are flushed after each commit; what a failure left behind is retried at the sweep interval.
+    OutboxModule.forServiceAsync({
+      inject: [schedulerConfig.KEY],
+      useFactory: (config: SchedulerConfig) => ({ retryMs: config.sweepIntervalMs }),
     }),
     HealthModule.forService(SchedulerHealthV1),
     LifecycleModule,

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { OutboxModule } from '../outbox/outbox.module.js';
 import { GroupsController } from './groups.controller.js';
 import { GroupsRepository } from './groups.repository.js';
 import { GroupsService } from './groups.service.js';
@@ -7,9 +6,8 @@ import { TransitionWriter } from './transition.writer.js';
 
 /** Groups, their members, messages and task ledger: storage, opening a group, and reading it. */
 @Module({
-  imports: [OutboxModule],
   controllers: [GroupsController],
   providers: [GroupsRepository, GroupsService, TransitionWriter],
-  exports: [GroupsRepository, TransitionWriter, OutboxModule],
+  exports: [GroupsRepository, TransitionWriter],
 })
 export class GroupsModule {}

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, LessThanOrEqual, MoreThan, type EntityManager, type QueryDeepPartialEntity } from 'typeorm';
-import { OutboxRepository } from '../outbox/outbox.repository.js';
-import type { OutboxMessage } from '../outbox/outbox-message.js';
+import { OutboxRepository, type OutboxMessage } from '@ioa/database';
 import { GroupMemberEntity } from './group-member.entity.js';
 import { GroupTaskEntity } from './group-task.entity.js';
 import { GroupEntity } from './group.entity.js';

@@ -7,8 +7,8 @@ import {
   type ListMessagesV1Request,
   type ListMessagesV1Response,
 } from '@ioa/contracts';
+import { OutboxRelay } from '@ioa/database';
 import { openConversation } from '../moves/conversation-state-machine.js';
-import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { GroupMemberEntity } from './group-member.entity.js';
 import type { GroupEntity } from './group.entity.js';
 import { toChatMessageV1, toGroupV1 } from './group.mapper.js';

@@ -7,10 +7,10 @@ import {
   TurnGrantedV1,
   type MessagePostedV1Event,
 } from '@ioa/contracts';
+import { outboxMessage, type OutboxMessage } from '@ioa/database';
 import { chatConfig, type ChatConfig } from '../chat.config.js';
 import type { LedgerTask, Transition } from '../moves/conversation-state-machine.js';
 import { boundLedger, boundWindow } from '../moves/turn-window.js';
-import { outboxMessage, type OutboxMessage } from '../outbox/outbox-message.js';
 import { GroupTaskEntity } from './group-task.entity.js';
 import type { GroupEntity } from './group.entity.js';
 import { toChatMessageV1, toGroupMemberV1, toGroupTaskV1, toGroupV1, type GroupRecord } from './group.mapper.js';

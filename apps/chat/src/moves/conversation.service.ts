@@ -9,12 +9,12 @@ import {
   type ProposeMoveV1Response,
   type TaskV1,
 } from '@ioa/contracts';
+import { OutboxRelay } from '@ioa/database';
 import { toChatMessageV1, toGroupV1, toSnapshot, type GroupRecord } from '../groups/group.mapper.js';
 import type { GroupEntity } from '../groups/group.entity.js';
 import { GroupsRepository, type GroupsTransaction } from '../groups/groups.repository.js';
 import type { MessageEntity } from '../groups/message.entity.js';
 import { TransitionWriter } from '../groups/transition.writer.js';
-import { OutboxRelay } from '../outbox/outbox.relay.js';
 import {
   applyTaskUpdate,
   closeGroup,

@@ -1,5 +1,11 @@
 import { Logger, Module } from '@nestjs/common';
-import { discoveryConfig, type DiscoveryConfig, DEFAULT_LOCAL_DIMENSION, DEFAULT_OPENAI_MODEL, MAX_INDEXED_DIMENSION } from '../discovery.config.js';
+import {
+  discoveryConfig,
+  type DiscoveryConfig,
+  DEFAULT_LOCAL_DIMENSION,
+  DEFAULT_OPENAI_MODEL,
+  MAX_INDEXED_DIMENSION,
+} from '../discovery.config.js';
 import { EMBEDDER, type Embedder } from './embedder.js';
 import { LocalHashEmbedder } from './local-hash-embedder.js';
 import { OpenAiEmbedder } from './openai-embedder.js';

@@ -113,7 +113,13 @@ describe('OpenAiEmbedder against a local OpenAI-compatible endpoint', () => {
       OpenAiEmbedder,
     );
     expect(() =>
-      createEmbedder({ ...base, provider: 'openai', baseUrl: fake.baseUrl, apiKey: undefined, model: 'text-embedding-3-large' }),
+      createEmbedder({
+        ...base,
+        provider: 'openai',
+        baseUrl: fake.baseUrl,
+        apiKey: undefined,
+        model: 'text-embedding-3-large',
+      }),
     ).toThrow(/at most 2000/);
   });
 });
@@ -188,7 +194,9 @@ describe('discovery switching from the local embedder to an OpenAI-compatible en
     const late = sampleCard('reviewer');
     await service!.get(EventBus).publish(AgentRegisteredV1, { agent: late });
     // The event cannot be indexed while the endpoint fails; it is redelivered until it can.
-    await expectEventually(() => fake.requests.some((request) => JSON.stringify(request.body.input).includes(late.description)));
+    await expectEventually(() =>
+      fake.requests.some((request) => JSON.stringify(request.body.input).includes(late.description)),
+    );
     fake.recover();
     await indexed.waitFor(late.id, 1);
 

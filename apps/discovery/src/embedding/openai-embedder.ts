@@ -66,7 +66,9 @@ export class OpenAiEmbedder implements Embedder {
       ...(this.sendDimensions ? { dimensions: this.dimension } : {}),
     });
     if (!Array.isArray(response?.data) || response.data.length !== input.length) {
-      throw new Error(`The embedding endpoint returned ${response?.data?.length ?? 'no'} vectors for ${input.length} inputs`);
+      throw new Error(
+        `The embedding endpoint returned ${response?.data?.length ?? 'no'} vectors for ${input.length} inputs`,
+      );
     }
     const ordered = [...response.data].sort((a, b) => a.index - b.index);
     return ordered.map((item) => {

@@ -195,9 +195,7 @@ export class AgentIndexRepository {
 
   /** Dimensions that still have rows, and the per-dimension HNSW indexes that exist. */
   async dimensionsInUse(): Promise<number[]> {
-    const rows: Array<{ dimension: number }> = await this.dataSource.query(
-      `SELECT DISTINCT "dimension" FROM ${TABLE}`,
-    );
+    const rows: Array<{ dimension: number }> = await this.dataSource.query(`SELECT DISTINCT "dimension" FROM ${TABLE}`);
     return rows.map((row) => row.dimension);
   }
 

@@ -44,7 +44,9 @@ export class IndexMaintenanceService implements OnApplicationBootstrap, OnApplic
   onApplicationBootstrap(): void {
     this.reembedding = this.retrying('index upkeep', () => this.upkeepIndex());
     if (this.config.reconcileOnBoot) {
-      this.reconciling = this.reembedding.then(() => this.retrying('reconciliation with the registry', () => this.reconcile()));
+      this.reconciling = this.reembedding.then(() =>
+        this.retrying('reconciliation with the registry', () => this.reconcile()),
+      );
     }
   }
 

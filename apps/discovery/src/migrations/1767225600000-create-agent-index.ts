@@ -26,9 +26,7 @@ export class CreateAgentIndex1767225600000 implements MigrationInterface {
     await queryRunner.query(
       `CREATE INDEX "agent_index_skill_tags_idx" ON "discovery"."agent_index" USING gin ("skill_tags")`,
     );
-    await queryRunner.query(
-      `CREATE INDEX "agent_index_model_idx" ON "discovery"."agent_index" ("model", "dimension")`,
-    );
+    await queryRunner.query(`CREATE INDEX "agent_index_model_idx" ON "discovery"."agent_index" ("model", "dimension")`);
     await queryRunner.query(`
       CREATE INDEX "agent_index_embedding_384_hnsw" ON "discovery"."agent_index"
       USING hnsw (("embedding"::vector(384)) vector_cosine_ops) WITH (m = 16, ef_construction = 64)

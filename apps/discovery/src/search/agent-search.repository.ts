@@ -55,7 +55,9 @@ export class AgentSearchRepository implements OnModuleInit {
     const [major, minor] = version.split('.').map(Number);
     this.iterativeScan = major > 0 || minor >= 8;
     if (!this.iterativeScan) {
-      this.logger.warn(`pgvector ${version} has no iterative index scans: filtered searches may fall back to exact scans`);
+      this.logger.warn(
+        `pgvector ${version} has no iterative index scans: filtered searches may fall back to exact scans`,
+      );
     }
   }
 

@@ -161,7 +161,13 @@ describe('discovery search over registry events', () => {
     await indexed.waitFor(agent.id, 1);
     const revision3 = { ...agent, revision: 3, description: 'Plays chess and explains chess openings.' };
     revision3.skills = [
-      { id: 'chess', name: 'Chess coaching', description: 'Explain chess openings and endgames.', tags: ['chess'], examples: [] },
+      {
+        id: 'chess',
+        name: 'Chess coaching',
+        description: 'Explain chess openings and endgames.',
+        tags: ['chess'],
+        examples: [],
+      },
     ];
     await publishCard(revision3, AgentUpdatedV1);
     await indexed.waitFor(agent.id, 3);

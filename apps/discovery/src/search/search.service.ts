@@ -1,6 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
-import { ContractError, type AgentMatchV1, type SearchAgentsV1Request, type SearchAgentsV1Response } from '@ioa/contracts';
+import {
+  ContractError,
+  type AgentMatchV1,
+  type SearchAgentsV1Request,
+  type SearchAgentsV1Response,
+} from '@ioa/contracts';
 import { discoveryConfig } from '../discovery.config.js';
 import { EMBEDDER, type Embedder } from '../embedding/embedder.js';
 import { AgentSearchRepository } from './agent-search.repository.js';

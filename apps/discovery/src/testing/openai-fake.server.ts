@@ -64,14 +64,24 @@ export async function startOpenAiFake(options: { apiKey?: string } = {}): Promis
       return;
     }
     if (failure) {
-      sendError(response, failure.status, failure.message, failure.status >= 500 ? 'server_error' : 'invalid_request_error');
+      sendError(
+        response,
+        failure.status,
+        failure.message,
+        failure.status >= 500 ? 'server_error' : 'invalid_request_error',
+      );
       return;
     }
     const inputs = typeof body.input === 'string' ? [body.input] : body.input;
     const model = body.model ?? '';
     const dimension = forcedDimension ?? body.dimensions ?? NATIVE_DIMENSIONS[model];
     if (!Array.isArray(inputs) || inputs.length === 0 || inputs.some((input) => typeof input !== 'string' || !input)) {
-      sendError(response, 400, "'input' must be a non-empty string or array of non-empty strings", 'invalid_request_error');
+      sendError(
+        response,
+        400,
+        "'input' must be a non-empty string or array of non-empty strings",
+        'invalid_request_error',
+      );
       return;
     }
     if (!dimension) {
@@ -84,12 +94,18 @@ export async function startOpenAiFake(options: { apiKey?: string } = {}): Promis
       return {
         object: 'embedding',
         index,
-        embedding: body.encoding_format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector,
+        embedding:
+          body.encoding_format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector,
       };
     });
     const tokens = inputs.reduce((sum, input) => sum + input.split(/\s+/).length, 0);
     // Answer out of order on purpose: clients must use `index`, not position.
-    send(response, 200, { object: 'list', data: data.reverse(), model, usage: { prompt_tokens: tokens, total_tokens: tokens } });
+    send(response, 200, {
+      object: 'list',
+      data: data.reverse(),
+      model,
+      usage: { prompt_tokens: tokens, total_tokens: tokens },
+    });
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -129,6 +145,12 @@ function send(response: ServerResponse, status: number, body: unknown): void {
   response.end(text);
 }
 
-function sendError(response: ServerResponse, status: number, message: string, type: string, code: string | null = null) {
+function sendError(
+  response: ServerResponse,
+  status: number,
+  message: string,
+  type: string,
+  code: string | null = null,
+) {
   send(response, status, { error: { message, type, param: null, code } });
 }

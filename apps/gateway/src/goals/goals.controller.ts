@@ -73,7 +73,7 @@ export class GoalsController {
   @ApiHeader({
     name: HEADER_IDEMPOTENCY_KEY,
     required: false,
-    description: 'Forwarded to the scheduler as the request\'s idempotency key, for safe retries of a lost response.',
+    description: "Forwarded to the scheduler as the request's idempotency key, for safe retries of a lost response.",
   })
   @ApiAcceptedResponse({ type: SubmittedGoalResponseDto, description: 'Accepted; `Location` names the goal.' })
   async submit(

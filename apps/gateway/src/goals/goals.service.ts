@@ -32,7 +32,8 @@ export class GoalsService {
       members: body.members,
       maxTurns: body.maxTurns,
       maxDepth: body.maxDepth,
-      budget: body.budget && contractRequest(GoalBudgetV1, { tokens: body.budget.tokens, seconds: body.budget.seconds }),
+      budget:
+        body.budget && contractRequest(GoalBudgetV1, { tokens: body.budget.tokens, seconds: body.budget.seconds }),
     });
     return this.client.request(SubmitGoalV1, request, options);
   }

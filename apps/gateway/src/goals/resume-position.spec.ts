@@ -17,9 +17,12 @@ describe('where a goal event stream resumes', () => {
     expect(resumePosition(' 3 ', undefined)).toBe(3);
   });
 
-  it.each(['abc', '-1', '1.5', '1e3', '9999999999999999'])('rejects Last-Event-ID %p with VALIDATION_FAILED', (value) => {
-    const attempt = () => resumePosition(value, undefined);
-    expect(attempt).toThrow(ContractError);
-    expect(attempt).toThrow(/Last-Event-ID must be the id of an event of this stream/);
-  });
+  it.each(['abc', '-1', '1.5', '1e3', '9999999999999999'])(
+    'rejects Last-Event-ID %p with VALIDATION_FAILED',
+    (value) => {
+      const attempt = () => resumePosition(value, undefined);
+      expect(attempt).toThrow(ContractError);
+      expect(attempt).toThrow(/Last-Event-ID must be the id of an event of this stream/);
+    },
+  );
 });

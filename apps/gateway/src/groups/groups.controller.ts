@@ -36,7 +36,7 @@ export class GroupsController {
   @Get(':id/messages')
   @ApiOperation({
     summary: "A page of the group's messages, in seq order",
-    description: 'Page with `afterSeq` = the last seq received; `lastSeq` is the seq of the group\'s newest message.',
+    description: "Page with `afterSeq` = the last seq received; `lastSeq` is the seq of the group's newest message.",
   })
   @ApiOkResponse({ schema: contractResponseSchema(ListMessagesV1Response), description: 'A page of messages.' })
   listMessages(

@@ -5,7 +5,7 @@ import {
   AgentUpdatedV1,
   AgentWentOfflineV1,
 } from '@ioa/contracts';
-import { outboxMessage, type OutboxMessage } from '../outbox/outbox-message.js';
+import { outboxMessage, type OutboxMessage } from '@ioa/database';
 import type { AgentEntity } from './agent.entity.js';
 import { toAgentCard } from './agent-card.mapper.js';
 

@@ -17,6 +17,7 @@ import {
   UpdateAgentV1,
   type RequestContract,
 } from '@ioa/contracts';
+import { OutboxEventEntity, OutboxRelay } from '@ioa/database';
 import { ContractClient, createService } from '@ioa/messaging';
 import {
   connectRaw,
@@ -25,8 +26,6 @@ import {
   startTestInfrastructure,
   type TestInfrastructure,
 } from '@ioa/testing';
-import { OutboxEventEntity } from '../outbox/outbox-event.entity.js';
-import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { RegistryModule } from '../registry.module.js';
 import { watchRegistryEvents } from '../testing/registry-events.js';
 import { newAgentRegistration } from '../testing/agent-registration.factory.js';
@@ -318,7 +317,7 @@ describe('the agent registry over NATS', () => {
           createdAt: anHourAgo,
         },
       ]);
-      await service.get(OutboxRelay).recoverOrphans();
+      await service.get(OutboxRelay).flush();
 
       await watcher.waitFor(AgentUpdatedV1, agent.id);
       expect(await outbox.count()).toBe(0);

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { OutboxModule } from '../outbox/outbox.module.js';
 import { AgentEntity } from './agent.entity.js';
 import { AgentsController } from './agents.controller.js';
 import { AgentsRepository } from './agents.repository.js';
@@ -8,7 +7,7 @@ import { AgentsService } from './agents.service.js';
 import { PresenceSweeper } from './presence.sweeper.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([AgentEntity]), OutboxModule],
+  imports: [TypeOrmModule.forFeature([AgentEntity])],
   controllers: [AgentsController],
   providers: [AgentsRepository, AgentsService, PresenceSweeper],
 })

@@ -2,10 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, QueryDeepPartialEntity, Repository } from 'typeorm';
 import type { AgentStatus } from '@ioa/contracts';
-import type { OutboxEventEntity } from '../outbox/outbox-event.entity.js';
-import { OutboxRelay } from '../outbox/outbox.relay.js';
-import { OutboxRepository } from '../outbox/outbox.repository.js';
-import type { OutboxMessage } from '../outbox/outbox-message.js';
+import { OutboxRelay, OutboxRepository, type OutboxMessage } from '@ioa/database';
 import { AgentEntity } from './agent.entity.js';
 
 export interface AgentListFilter {
@@ -33,8 +30,8 @@ export type SilentAgent = Pick<AgentEntity, 'id' | 'name' | 'lastSeenAt'>;
  * `enqueue` commit (or roll back) with the change they report.
  */
 export class AgentsTransaction {
-  /** Outbox rows written in this transaction, published once it has committed. */
-  readonly events: OutboxEventEntity[] = [];
+  /** Whether this transaction wrote events, to publish once it has committed. */
+  wroteEvents = false;
 
   constructor(
     private readonly manager: EntityManager,
@@ -107,7 +104,8 @@ export class AgentsTransaction {
 
   /** Records events in the outbox, in this transaction; they are published after it commits. */
   async enqueue(...messages: OutboxMessage[]): Promise<void> {
-    this.events.push(...(await this.outbox.enqueue(this.manager, messages)));
+    await this.outbox.enqueue(this.manager, messages);
+    this.wroteEvents ||= messages.length > 0;
   }
 }
 
@@ -124,14 +122,14 @@ export class AgentsRepository {
    * enqueued: only after the commit, and before this resolves, so a caller's reply follows its events.
    */
   async transaction<T>(work: (transaction: AgentsTransaction) => Promise<T>): Promise<T> {
-    let events: OutboxEventEntity[] = [];
+    let wroteEvents = false;
     const result = await this.agents.manager.transaction(async (manager) => {
       const transaction = new AgentsTransaction(manager, this.outbox);
       const value = await work(transaction);
-      events = transaction.events;
+      wroteEvents = transaction.wroteEvents;
       return value;
     });
-    await this.relay.publishCommitted(events);
+    if (wroteEvents) await this.relay.flush();
     return result;
   }
 

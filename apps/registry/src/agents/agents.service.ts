@@ -15,8 +15,8 @@ import {
   type RegisterAgentV1Response,
   type UpdateAgentV1Request,
 } from '@ioa/contracts';
+import type { OutboxMessage } from '@ioa/database';
 import { registryConfig } from '../registry.config.js';
-import type { OutboxMessage } from '../outbox/outbox-message.js';
 import { AgentEntity } from './agent.entity.js';
 import { cardFieldsOf, entityColumnsOf, toAgentCard, type AgentCardFields } from './agent-card.mapper.js';
 import { applyUpdate, assertUniqueSkillIds, isSameCard } from './agent-card.rules.js';

@@ -1,10 +1,9 @@
 import { Module } from '@nestjs/common';
-import { OutboxRelay } from '../outbox/outbox-relay.js';
 import { Transactions } from './unit-of-work.js';
 
-/** Transactions with after-commit follow-ups, and the outbox relay that publishes their events. */
+/** Transactions with after-commit follow-ups; their events go through the service's outbox (`OutboxModule`). */
 @Module({
-  providers: [Transactions, OutboxRelay],
-  exports: [Transactions, OutboxRelay],
+  providers: [Transactions],
+  exports: [Transactions],
 })
 export class PersistenceModule {}

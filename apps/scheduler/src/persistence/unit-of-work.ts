@@ -1,9 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { EventContract } from '@ioa/contracts';
+import { outboxMessage, OutboxRelay, OutboxRepository } from '@ioa/database';
 import { GoalEntity } from '../goals/goal.entity.js';
-import { OutboxEventEntity } from '../outbox/outbox-event.entity.js';
-import { OutboxRelay } from '../outbox/outbox-relay.js';
 
 type AfterCommit = () => unknown;
 
@@ -17,7 +16,10 @@ export class UnitOfWork {
   readonly afterCommitHooks: AfterCommit[] = [];
   wroteEvents = false;
 
-  constructor(readonly manager: EntityManager) {}
+  constructor(
+    readonly manager: EntityManager,
+    private readonly outbox: OutboxRepository,
+  ) {}
 
   /** The goal row, locked until the transaction ends: every change of a goal (and its tasks) happens under it. */
   async lockGoal(goalId: string): Promise<GoalEntity | null> {
@@ -29,19 +31,18 @@ export class UnitOfWork {
       .getOne();
   }
 
-  /** Writes an event to the outbox; it is published after commit. `subject` overrides addressed subjects. */
+  /**
+   * Writes an event to the outbox; it is published after commit. An addressed contract needs `subject`, the
+   * recipient's concrete subject (`subjectFor`).
+   */
   async publish<T>(
     contract: EventContract<T>,
     payload: T,
     options: { messageId: string; subject?: string },
   ): Promise<void> {
-    await this.manager.insert(OutboxEventEntity, {
-      subject: options.subject ?? contract.subject,
-      stream: contract.stream ?? null,
-      messageId: options.messageId,
-      // (jsonb of any shape: TypeORM's deep-partial typing cannot follow `unknown`.)
-      payload: JSON.parse(JSON.stringify(payload)) as never,
-    });
+    await this.outbox.enqueue(this.manager, [
+      outboxMessage(contract, payload, options.messageId, { subject: options.subject }),
+    ]);
     this.wroteEvents = true;
   }
 
@@ -57,16 +58,18 @@ export class Transactions {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly outbox: OutboxRelay,
+    private readonly outbox: OutboxRepository,
+    private readonly relay: OutboxRelay,
   ) {}
 
   async run<T>(work: (unit: UnitOfWork) => Promise<T>): Promise<T> {
     let unit: UnitOfWork | undefined;
     const result = await this.dataSource.transaction(async (manager) => {
-      unit = new UnitOfWork(manager);
+      unit = new UnitOfWork(manager, this.outbox);
       return work(unit);
     });
-    if (unit?.wroteEvents) this.outbox.flushSoon();
+    // Not awaited: the follow-ups need not wait for the events, and a failed publish is retried by the relay.
+    if (unit?.wroteEvents) void this.relay.flush();
     for (const hook of unit?.afterCommitHooks ?? []) {
       try {
         await Promise.resolve(hook());

@@ -3,15 +3,14 @@ import type { ConfigType } from '@nestjs/config';
 import { TeamFormation } from '../goals/team-formation.service.js';
 import { Budgets } from '../lifecycle/budgets.js';
 import { GoalLifecycle } from '../lifecycle/goal-lifecycle.js';
-import { OutboxRelay } from '../outbox/outbox-relay.js';
 import { schedulerConfig } from '../scheduler.config.js';
 import { TaskDispatcher } from '../tasks/task-dispatcher.js';
 import { TasksService } from '../tasks/tasks.service.js';
 
 /**
  * The scheduler's clock: every `SCHEDULER_SWEEP_INTERVAL_MS` it resumes stalled team formations, starts due task
- * deliveries, fails tasks past their deadline, enforces time budgets, finishes follow-ups of ended goals (group
- * close, sub-goals, parent tasks) and flushes the outbox. Each step is idempotent and safe with replicas, and the
+ * deliveries, fails tasks past their deadline, enforces time budgets and finishes follow-ups of ended goals (group
+ * close, sub-goals, parent tasks); the outbox relay retries its events on its own timer, at the same interval. Each step is idempotent and safe with replicas, and the
  * first sweep runs at boot — which is what resumes work a crash left behind. Sweeps never overlap.
  */
 @Injectable()
@@ -27,7 +26,6 @@ export class SchedulerSweeper implements OnApplicationBootstrap, OnApplicationSh
     private readonly tasks: TasksService,
     private readonly budgets: Budgets,
     private readonly lifecycle: GoalLifecycle,
-    private readonly outbox: OutboxRelay,
     @Inject(schedulerConfig.KEY) private readonly config: ConfigType<typeof schedulerConfig>,
   ) {}
 
@@ -48,7 +46,6 @@ export class SchedulerSweeper implements OnApplicationBootstrap, OnApplicationSh
   /** One pass over everything time-driven. A failing step is logged and does not stop the others. */
   async sweep(): Promise<void> {
     const steps: Array<[string, () => Promise<void>]> = [
-      ['outbox', () => this.outbox.flush()],
       ['team formation', () => this.formation.resumeStalled()],
       ['deliveries', () => this.dispatcher.dispatchDue()],
       ['deadlines', () => this.tasks.expireDeadlines()],

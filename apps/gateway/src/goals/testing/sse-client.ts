@@ -76,7 +76,9 @@ export class SseClient {
 
   private summary(): string {
     const received = this.events.map((event) => `${event.id}:${event.event}`).join(', ') || 'nothing';
-    return this.failure === undefined ? received : `${received}; connection failed: ${String(this.failure)}`;
+    return this.failure === undefined
+      ? received
+      : `${received}; connection failed: ${this.failure instanceof Error ? this.failure.message : 'unknown error'}`;
   }
 
   private async pump(body: ReadableStream<Uint8Array>): Promise<void> {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In, type EntityManager } from 'typeorm';
 import { OutboxEventEntity } from './outbox-event.entity.js';
-import type { OutboxMessage } from './outbox-message.js';
+import { subjectOf, type OutboxMessage } from './outbox-message.js';
 
 @Injectable()
 export class OutboxRepository {
@@ -13,19 +13,26 @@ export class OutboxRepository {
     await manager.insert(
       OutboxEventEntity,
       messages.map((message) => ({
-        subject: message.contract.subject,
+        subject: subjectOf(message),
         messageId: message.messageId,
-        // Round-trip through JSON so the row holds exactly what goes on the wire (dates as ISO strings).
-        payload: JSON.parse(JSON.stringify(message.payload)) as object,
+        // Round-trip through JSON so the row holds exactly what goes on the wire (dates as ISO strings). (jsonb of
+        // any shape: TypeORM's deep-partial typing cannot follow `unknown`.)
+        payload: JSON.parse(JSON.stringify(message.payload)) as never,
       })),
     );
   }
 
+  /** A cheap look, without a transaction or a lock: is anything waiting? */
+  hasPending(): Promise<boolean> {
+    return this.dataSource.manager.exists(OutboxEventEntity);
+  }
+
   /**
    * Locks the oldest rows (`FOR UPDATE`, without SKIP LOCKED), hands them to `publish`, and deletes the ones it
-   * reports published, in one transaction. A second replica flushing at the same time waits for the first and then
-   * finds those rows gone: every event is published by one replica, in id order — which matters to plain NATS
-   * subscribers, who see every publish (JetStream's de-duplication only protects the stream).
+   * reports published (a prefix: `publish` returns how many), in one transaction. A second replica claiming at the
+   * same time waits for the first and then finds those rows gone: every event is published by one replica, in id
+   * order — which matters to core NATS subscribers, who see every publish (JetStream's de-duplication only protects
+   * the stream). Returns how many rows were claimed.
    */
   claimOldest(limit: number, publish: (rows: OutboxEventEntity[]) => Promise<number>): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
@@ -36,8 +43,9 @@ export class OutboxRepository {
       });
       if (rows.length === 0) return 0;
       const published = await publish(rows);
-      if (published > 0)
+      if (published > 0) {
         await manager.delete(OutboxEventEntity, { id: In(rows.slice(0, published).map((row) => row.id)) });
+      }
       return rows.length;
     });
   }
