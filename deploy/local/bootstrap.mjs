@@ -171,7 +171,10 @@ function missingOutputs() {
 function ensureBuild() {
   if (!wantsBuild) return;
   const missing = missingOutputs();
-  const stamp = existsSync(BUILD_STAMP) ? statSync(BUILD_STAMP).mtimeMs : 0;
+  // A plain `npm run build` leaves no stamp, but tsc rewrites its build info whenever it compiled something.
+  const stamp = Math.max(
+    ...[BUILD_STAMP, join(root, 'dist', '.tsbuildinfo')].map((path) => (existsSync(path) ? statSync(path).mtimeMs : 0)),
+  );
   const newest = newestSource();
   if (missing.length === 0 && newest.time <= stamp) return;
   if (missing.length > 0) {

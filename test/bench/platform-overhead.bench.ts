@@ -37,7 +37,7 @@ import { PlatformCommunicatorService } from '../../apps/agent-host/src/communica
 import { ChatModule } from '../../apps/chat/src/chat.module.js';
 import { GroupsRepository } from '../../apps/chat/src/groups/groups.repository.js';
 import { ConversationService } from '../../apps/chat/src/moves/conversation.service.js';
-import { OutboxRelay } from '../../apps/chat/src/outbox/outbox.relay.js';
+import { OutboxRelay } from '@ioa/database';
 import { RegistryModule } from '../../apps/registry/src/registry.module.js';
 import { SchedulerModule } from '../../apps/scheduler/src/scheduler.module.js';
 import {
@@ -85,6 +85,7 @@ const SEQUENTIAL_GOALS = envNumber('BENCH_SEQUENTIAL_GOALS', 10);
 const CONCURRENT_GOALS = envNumber('BENCH_GOALS', 20);
 const CONCURRENCY = envNumber('BENCH_CONCURRENCY', 4);
 const WARMUP_GOALS = 2;
+const IDLE_SECONDS = 3;
 const GOAL_TIMEOUT_MS = 150_000;
 
 const GOAL =
@@ -137,6 +138,8 @@ function agentCard(name: string, description: string, skill: RegisterAgentV1Requ
 class Probe {
   private readonly context = new AsyncLocalStorage<string>();
   readonly spans = new Map<string, number[]>();
+  /** [start, end] of every recorded call, for the time during which at least one was under way. */
+  readonly intervals = new Map<string, Array<[number, number]>>();
   readonly byKey = new Map<string, Map<string, { ms: number; count: number; firstStart: number }>>();
   recording = false;
 
@@ -167,6 +170,9 @@ class Probe {
     const spans = this.spans.get(label) ?? [];
     spans.push(duration);
     this.spans.set(label, spans);
+    const intervals = this.intervals.get(label) ?? [];
+    intervals.push([started, started + duration]);
+    this.intervals.set(label, intervals);
     const key = this.context.getStore();
     if (!key) return;
     const entries = this.byKey.get(key) ?? new Map();
@@ -179,6 +185,7 @@ class Probe {
 
   reset(): void {
     this.spans.clear();
+    this.intervals.clear();
     this.byKey.clear();
   }
 }
@@ -195,6 +202,39 @@ function instrumentSql(probe: Probe, dataSource: DataSource): void {
     const schema = String((this.connection.options as { schema?: string }).schema ?? 'unknown');
     return probe.time(`sql:${schema}`, () => original.apply(this, args));
   };
+}
+
+/** How long at least one of `intervals` was under way (the union of the intervals). */
+function busyTime(intervals: Array<[number, number]>): number {
+  const sorted = [...intervals].sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let [from, to] = sorted[0] ?? [0, 0];
+  for (const [start, end] of sorted.slice(1)) {
+    if (start > to) {
+      total += to - from;
+      [from, to] = [start, end];
+    } else to = Math.max(to, end);
+  }
+  return total + (to - from);
+}
+
+/** SQL statements and database busy time per schema (and `all`), and NATS messages, over a stretch of time. */
+interface ActivitySnapshot {
+  seconds: number;
+  sql: Map<string, { statements: number; busyMs: number }>;
+  nats: Map<string, number>;
+}
+
+function snapshotActivity(probe: Probe, observer: Observer, seconds: number): ActivitySnapshot {
+  const sql = new Map<string, { statements: number; busyMs: number }>();
+  const all: Array<[number, number]> = [];
+  for (const [label, intervals] of probe.intervals) {
+    if (!label.startsWith('sql:')) continue;
+    sql.set(label.slice(4), { statements: intervals.length, busyMs: busyTime(intervals) });
+    all.push(...intervals);
+  }
+  sql.set('all', { statements: all.length, busyMs: busyTime(all) });
+  return { seconds, sql, nats: new Map(observer.natsSubjects) };
 }
 
 function instrumentModel(probe: Probe, model: LanguageModel, service: string): void {
@@ -407,7 +447,9 @@ interface OverheadResult {
   sequentialSpans: Map<string, number[]>;
   sequentialByKey: Probe['byKey'];
   acceptedAt: Map<string, number>;
-  natsPerGoal: Array<[string, number]>;
+  /** What runs with no goal at all (sweepers, heartbeats, outbox timers), and the sequential phase. */
+  idle: ActivitySnapshot;
+  busy: ActivitySnapshot;
   loadBefore: string;
   loadAfter: string;
   seconds: number;
@@ -496,18 +538,23 @@ async function runOverheadBench(kind: DatabaseKind, serverUrl: string | undefine
     log(`warming up with ${WARMUP_GOALS} goals`);
     for (let index = 0; index < WARMUP_GOALS; index++) await submit();
 
-    log(`${SEQUENTIAL_GOALS} goals, one at a time`);
+    log(`${IDLE_SECONDS} s without goals (the background: sweepers, heartbeats, outbox timers)`);
     probe.reset();
     probe.recording = true;
     observer.counting = true;
+    const idleStarted = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
+    const idle = snapshotActivity(probe, observer, (performance.now() - idleStarted) / 1000);
+
+    log(`${SEQUENTIAL_GOALS} goals, one at a time`);
+    probe.reset();
+    observer.natsSubjects.clear();
     const sequential = await runPhase(SEQUENTIAL_GOALS, 1, submit);
+    const busy = snapshotActivity(probe, observer, sequential.seconds);
     observer.counting = false;
     probe.recording = false;
     const sequentialSpans = new Map(probe.spans);
     const sequentialByKey = new Map(probe.byKey);
-    const natsPerGoal = [...observer.natsSubjects.entries()]
-      .map(([subject, count]) => [subject, count / SEQUENTIAL_GOALS] as [string, number])
-      .sort((a, b) => b[1] - a[1]);
 
     log(`${CONCURRENT_GOALS} goals, ${CONCURRENCY} at a time`);
     probe.reset();
@@ -520,7 +567,8 @@ async function runOverheadBench(kind: DatabaseKind, serverUrl: string | undefine
       sequentialSpans,
       sequentialByKey,
       acceptedAt,
-      natsPerGoal,
+      idle,
+      busy,
       loadBefore,
       loadAfter: loadAverage(),
       seconds: (performance.now() - started) / 1000,
@@ -714,21 +762,28 @@ function render(result: OverheadResult): string {
     push('of which SQL time in chat', get('sql:chat'));
   }
 
-  const spanTotals = (prefix: string) => {
-    let count = 0;
-    let total = 0;
-    for (const [name, values] of result.sequentialSpans) {
-      if (!name.startsWith(prefix)) continue;
-      count += values.length;
-      total += values.reduce((sum, value) => sum + value, 0);
-    }
-    return { count: count / SEQUENTIAL_GOALS, ms: total / SEQUENTIAL_GOALS };
-  };
-  const sqlRows = ['registry', 'chat', 'scheduler', 'agent_host'].map((schema) => ({ schema, ...spanTotals(`sql:${schema}`) }));
+  // Per goal, net of what the platform does with no goal at all over the same time.
+  const goals = sequential.goals.length;
+  const { idle, busy } = result;
+  const net = (during: number, idleCount: number) => (during - (idleCount / idle.seconds) * busy.seconds) / goals;
+  const sqlRows = ['registry', 'chat', 'scheduler', 'all'].map((schema) => {
+    const during = busy.sql.get(schema) ?? { statements: 0, busyMs: 0 };
+    const quiet = idle.sql.get(schema) ?? { statements: 0, busyMs: 0 };
+    return {
+      schema,
+      statements: net(during.statements, quiet.statements),
+      busyMs: net(during.busyMs, quiet.busyMs),
+      share: during.busyMs / (busy.seconds * 1000),
+      idlePerSecond: quiet.statements / idle.seconds,
+    };
+  });
+  const natsRows = [...busy.nats.entries()]
+    .map(([subject, count]) => [subject, net(count, idle.nats.get(subject) ?? 0)] as [string, number])
+    .sort((a, b) => b[1] - a[1]);
+  const natsTotal = natsRows.reduce((sum, [, count]) => sum + count, 0);
   const modelRows = [...result.sequentialSpans.entries()]
     .filter(([name]) => name.startsWith('model:'))
     .map(([name, values]) => ({ name: name.slice('model:'.length), calls: values.length / SEQUENTIAL_GOALS, d: distribution(values) }));
-  const natsTotal = result.natsPerGoal.reduce((sum, [, count]) => sum + count, 0);
   const seqGoal = goalTime(sequential);
 
   const lines = [
@@ -764,15 +819,25 @@ function render(result: OverheadResult): string {
       return name.includes('(count)') ? `| ${name} | ${d.p50} | ${d.p99} |` : `| ${name} | ${ms(d.p50)} | ${ms(d.p99)} |`;
     }),
     '',
-    `**Per goal, all services** (one goal at a time): SQL statements (BEGIN/COMMIT included) and their time as the ` +
-      'services saw it — ' +
-      sqlRows.map((row) => `${row.schema} ${row.count.toFixed(0)} statements / ${ms(row.ms)}`).join(', ') +
-      `; in total ${ms(sqlRows.reduce((sum, row) => sum + row.ms, 0))} of SQL per goal against ${ms(seqGoal.mean)} ` +
-      `of goal time (mean). Model calls per goal: ` +
+    `**Per goal, all services** (one goal at a time, net of the ${idle.seconds.toFixed(0)}-second idle baseline measured ` +
+      'just before: sweepers, heartbeats, outbox timers). *Database busy* is the time during which at least one SQL ' +
+      'statement of that service was under way (the union of their intervals, as the services saw them: with PGlite ' +
+      'this includes waiting for its single session):',
+    '',
+    '| service | SQL statements per goal (BEGIN/COMMIT included) | database busy per goal | busy share of the phase | idle background |',
+    '| --- | ---: | ---: | ---: | ---: |',
+    ...sqlRows.map(
+      (row) =>
+        `| ${row.schema === 'all' ? '**all**' : row.schema} | ${row.statements.toFixed(0)} | ${ms(row.busyMs)} | ` +
+        `${(row.share * 100).toFixed(0)} % | ${row.idlePerSecond.toFixed(1)} statements/s |`,
+    ),
+    '',
+    `Goal time (mean) ${ms(seqGoal.mean)}. Model calls per goal: ` +
       modelRows.map((row) => `${row.name} ${row.calls.toFixed(1)} (p50 ${ms(row.d.p50)})`).join(', ') +
-      `. NATS messages per goal (every message through the broker, seen by a \`>\` subscriber): ${natsTotal.toFixed(0)} — ` +
-      result.natsPerGoal
-        .slice(0, 8)
+      `. NATS messages per goal (everything through the broker, seen by a \`>\` subscriber, net of idle): ` +
+      `${natsTotal.toFixed(0)} — ` +
+      natsRows
+        .slice(0, 10)
         .map(([subject, count]) => `${subject} ${count.toFixed(1)}`)
         .join(', ') +
       '.',

@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { AgentDeregisteredV1, subjectFor, TaskCanceledV1, TaskUpdatedV1 } from '@ioa/contracts';
 import { eventContractFor, outboxMessage, subjectOf } from './outbox-message.js';
 

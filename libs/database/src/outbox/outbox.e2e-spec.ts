@@ -100,9 +100,9 @@ class Observer {
     await connection.flush();
   }
 
-  /** The `tag`s of what one run of a test published, in arrival order. */
+  /** The tags of what one run of a test published, in arrival order. */
   tags(run: string): string[] {
-    return this.seen.filter((event) => event.payload.name === run || event.payload.run === run).map(tagOf);
+    return this.seen.map(read).flatMap((event) => (event.run === run ? [event.tag] : []));
   }
 
   stop(): void {
@@ -127,10 +127,13 @@ function addressed(run: string, tag: number, recipient = 'agent-1'): OutboxMessa
   );
 }
 
-function tagOf(event: { subject: string; payload: Record<string, unknown> }): string {
-  if (event.subject === AgentDeregisteredV1.subject) return `stored:${String(event.payload.revision)}`;
-  const { tag } = JSON.parse(String(event.payload.reason)) as { tag: number };
-  return `addressed:${tag}`;
+/** The run and tag an observed event carries (another test's cancellation carries no JSON: no run). */
+function read(event: { subject: string; payload: Record<string, unknown> }): { run?: string; tag: string } {
+  if (event.subject === AgentDeregisteredV1.subject) {
+    return { run: String(event.payload.name), tag: `stored:${String(event.payload.revision)}` };
+  }
+  const { run, tag } = JSON.parse(String(event.payload.reason)) as { run: string; tag: number };
+  return { run, tag: `addressed:${tag}` };
 }
 
 describe('the transactional outbox (real NATS, real database)', () => {
@@ -147,7 +150,6 @@ describe('the transactional outbox (real NATS, real database)', () => {
     external = await connectRaw(infrastructure.natsUrl);
     streams = await jetstreamManager(external);
     await observer.start(external, [AgentDeregisteredV1.subject, TaskCanceledV1.subject]);
-    // Cancellations parse their reason: only the tests' own JSON reasons are recorded as tagged events.
     await replica.app.get(EventBus).ensureStreams();
   });
 
@@ -198,7 +200,7 @@ describe('the transactional outbox (real NATS, real database)', () => {
     await settle(run);
     expect(observer.tags(run)).toEqual([...expected, 'stored:999']);
     const recipients = observer.seen
-      .filter((event) => event.subject !== AgentDeregisteredV1.subject && String(event.payload.reason).includes(run))
+      .filter((event) => event.subject !== AgentDeregisteredV1.subject && read(event).run === run)
       .map((event) => event.subject);
     expect(new Set(recipients)).toEqual(
       new Set([subjectFor(TaskCanceledV1, 'agent-1'), subjectFor(TaskCanceledV1, 'agent-2')]),
