@@ -1092,7 +1092,7 @@ export class AgentCardGenerator {
         registeredAt: now,
         updatedAt: now,
         lastSeenAt: now,
-      } as AgentCardV1,
+      },
       skillKeys,
     };
   }

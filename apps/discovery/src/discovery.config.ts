@@ -61,7 +61,7 @@ export const DEFAULT_OPENAI_MODEL = 'text-embedding-3-small';
 
 export const discoveryConfig = registerAs('discovery', () => {
   // An empty variable means "not set" (compose files and CI often export `OPENAI_API_KEY=`).
-  const env = Object.fromEntries(Object.entries(process.env).filter(([, value]) => value !== '')) as NodeJS.ProcessEnv;
+  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([, value]) => value !== ''));
   validateEnvironment(env, DiscoveryEnvironment);
   const dimensions = env.EMBEDDING_DIMENSIONS ? Number(env.EMBEDDING_DIMENSIONS) : undefined;
   return {

@@ -127,11 +127,11 @@ export class AgentSearchRepository implements OnModuleInit {
       parameters.push(options.excludeIds);
       conditions.push(`NOT ("agent_id" = ANY($${parameters.length}::uuid[]))`);
     }
-    const rows: Array<{ agentId: string; card: AgentCardV1; distance: number }> = await runner.query(
+    const rows = (await runner.query(
       `SELECT "agent_id" AS "agentId", "card", ${distance} AS "distance" FROM ${TABLE}
        WHERE ${conditions.join(' AND ')} ORDER BY ${distance} LIMIT $3`,
       parameters,
-    );
+    )) as Array<{ agentId: string; card: AgentCardV1; distance: number }>;
     return rows.map((row) => ({ agentId: row.agentId, card: row.card, score: 1 - Number(row.distance) }));
   }
 }

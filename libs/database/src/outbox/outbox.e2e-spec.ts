@@ -3,7 +3,7 @@ import { Module, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
+import { DataSource, Table, type MigrationInterface, type QueryRunner } from 'typeorm';
 import {
   ALL_CONTRACTS,
   AgentDeregisteredV1,
@@ -22,24 +22,20 @@ import { OutboxModule } from './outbox.module.js';
 import { OutboxRelay } from './outbox.relay.js';
 import { OutboxRepository } from './outbox.repository.js';
 
-/** The outbox table as a service's own migration creates it. */
+/**
+ * The outbox table, built from the entity: this database is thrown away after the test. (A service spells its
+ * migration's SQL out instead, as frozen history.)
+ */
 class CreateOutbox1700000000000 implements MigrationInterface {
   name = 'CreateOutbox1700000000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`
-      CREATE TABLE "outbox_test"."outbox" (
-        "id" bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
-        "subject" varchar(200) NOT NULL,
-        "message_id" varchar(200) NOT NULL,
-        "payload" jsonb NOT NULL,
-        "created_at" timestamptz NOT NULL DEFAULT now(),
-        CONSTRAINT "outbox_pkey" PRIMARY KEY ("id")
-      )`);
+    const { connection } = queryRunner;
+    await queryRunner.createTable(Table.create(connection.getMetadata(OutboxEventEntity), connection.driver));
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP TABLE "outbox_test"."outbox"`);
+    await queryRunner.dropTable(queryRunner.connection.getMetadata(OutboxEventEntity).tablePath);
   }
 }
 
