@@ -1,20 +1,27 @@
+import { randomUUID } from 'node:crypto';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import {
-  AgentIndexedV1,
+  HEADER_IDEMPOTENCY_KEY,
   RegisterAgentV1,
-  type AgentIndexedV1Event,
+  type GoalEventV1,
+  type GoalV1,
   type RegisterAgentV1Request,
   type RegisterAgentV1Response,
   type ReplyEnvelope,
 } from '@ioa/contracts';
+import { GoalEventView, oneLine, paint, summarizeGoal, type Paint } from './goal-view.js';
+import { EventStreamError, followEventStream } from './sse-client.js';
 
 /**
  * The demo's client side: what a user of IoA does against a running stack. It speaks only the public protocols —
- * plain JSON over NATS (as an external agent would) and REST on the gateway — never our internal libraries beyond
- * the contract's constants and types.
+ * REST and Server-Sent Events on the gateway, and plain JSON over NATS as an external agent would — never our
+ * internal libraries beyond the contract's constants and types.
  *
- * `runDemo` is the one function `npm run demo` calls; the next step of the project (goals end to end) replaces it
- * with: register agents, POST /v1/goals, follow the SSE stream, print the conclusion.
+ * `runDemo` is the one function `npm run demo` calls:
+ * 1. the agents API (issue 2), briefly: sample agents join over NATS, the gateway lists them and ranks them for a
+ *    need;
+ * 2. the main job (issue 3): a goal goes in over REST, a team forms by itself from what discovery finds among all
+ *    of them, and its conversation and tasks are followed live on the goal's event stream until the conclusion.
  */
 export interface DemoContext {
   gatewayUrl: string;
@@ -23,8 +30,26 @@ export interface DemoContext {
   say: (line?: string) => void;
 }
 
+/**
+ * The sample goal: three steps for three different agents. With the offline model the leader gives the code and
+ * the question to the code runner and the document researcher as two asynchronous tasks running side by side,
+ * pauses until both are done, then has the writer compose the report (a synchronous task) and concludes with it.
+ * test/bench/model-tokens.bench.ts measures this same goal: keep the two in step.
+ */
+export const DEMO_GOAL =
+  'Run `console.log(6 * 7)`, then find in the documents how agent presence works, and write a short report.';
+
+/** The agents agent-host registers when the stack starts. */
+const BUILT_IN_AGENTS = ['code-runner', 'doc-researcher', 'writer'];
+
 export async function runDemo(context: DemoContext): Promise<void> {
-  await demoAgentsApi(context);
+  const colours = paint(process.stdout.isTTY && !process.env.NO_COLOR);
+  await demoAgentsApi(context, colours);
+  context.say();
+  await demoGoal(context, colours, {
+    deadlineMs: Number(process.env.IOA_DEMO_DEADLINE_SECONDS || 120) * 1000,
+    offlineModel: !process.env.OPENAI_BASE_URL && !process.env.OPENAI_API_KEY,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -32,7 +57,11 @@ export async function runDemo(context: DemoContext): Promise<void> {
 
 const DEMO_OWNER = 'ioa-demo';
 
-/** Varied sample agents, so the semantic search has something to rank. */
+/**
+ * Sample agents that join as external agents would. They only register (they serve no tasks): they are there so
+ * that discovery has something to rank and team formation has to choose — none of them fits the sample goal.
+ * Also the contract tests' sample of valid cards (deploy/contract/contract-artefacts.spec.ts).
+ */
 export const SAMPLE_AGENTS: RegisterAgentV1Request[] = [
   sampleAgent('contract-translator', 'Translates legal and business documents between English, French and German.', {
     id: 'translate-document',
@@ -64,12 +93,8 @@ export const SAMPLE_AGENTS: RegisterAgentV1Request[] = [
   }),
 ];
 
-/** Queries the demo searches for, each with the agent that should rank first. */
-export const SAMPLE_QUERIES: Array<{ q: string; expected: string }> = [
-  { q: 'translate a contract into French', expected: 'contract-translator' },
-  { q: 'write jest tests for my typescript function', expected: 'unit-test-writer' },
-  { q: 'which region sold the most, from a spreadsheet of sales', expected: 'sales-statistician' },
-];
+/** The one search the demo shows, and the agent that should rank first for it. */
+const SAMPLE_QUERY = { q: 'translate a contract into French', expected: 'contract-translator' };
 
 function sampleAgent(
   name: string,
@@ -103,55 +128,152 @@ interface AgentListBody {
   model?: string;
 }
 
-/** Registers the sample agents over raw NATS, waits until discovery indexed them, then lists and searches via REST. */
-export async function demoAgentsApi({ gatewayUrl, natsUrl, say }: DemoContext): Promise<void> {
+/** Sample agents join over raw NATS; once discovery has indexed everyone, the gateway lists and searches them. */
+async function demoAgentsApi({ gatewayUrl, natsUrl, say }: DemoContext, p: Paint): Promise<void> {
+  say(p.bold('The agents API'));
   const nats = await connect({ servers: natsUrl.split(','), name: 'ioa-demo-client' });
   try {
-    say('Registering sample agents over NATS (plain JSON request/reply, as any external agent would):');
-    // Subscribe before registering: indexing follows registration asynchronously and may be quick.
-    const indexed = collectIndexed(nats);
-    const agents = new Map<string, number>();
-    for (const card of SAMPLE_AGENTS) {
-      const registered = await request<RegisterAgentV1Response>(nats, RegisterAgentV1.subject, card);
-      // A card that already existed (a persistent IOA_DATA_DIR or DATABASE_URL) was indexed back then, and an
-      // unchanged card publishes nothing new, so only new or changed revisions are waited for.
-      if (registered.created) agents.set(registered.agent.id, registered.agent.revision);
-      say(
-        `  ${RegisterAgentV1.subject}  ${card.name.padEnd(20)} -> ${registered.agent.id} (${registered.created ? 'created' : 'updated'})`,
-      );
-    }
-    await indexed.waitFor(agents, 30_000);
-    say(`Discovery has indexed the ${agents.size} new agent(s).`);
-
-    say();
-    say(`GET ${gatewayUrl}/v1/agents`);
-    const listing = await getJson<AgentListBody>(`${gatewayUrl}/v1/agents`);
-    say(`  ${listing.total} agent(s):`);
-    for (const agent of listing.items) {
-      say(
-        `  - ${agent.name.padEnd(20)} ${agent.status.padEnd(8)} skills: ${agent.skills.map((skill) => skill.name).join(', ')}`,
-      );
-    }
-    const missing = SAMPLE_AGENTS.filter((card) => !listing.items.some((agent) => agent.name === card.name));
-    if (missing.length > 0) throw new Error(`the listing lacks ${missing.map((card) => card.name).join(', ')}`);
-
-    for (const { q, expected } of SAMPLE_QUERIES) {
-      const url = `${gatewayUrl}/v1/agents?q=${encodeURIComponent(q)}&topK=3`;
-      say();
-      say(`GET ${url}`);
-      const search = await getJson<AgentListBody>(url);
-      say(`  best matches (model ${search.model ?? 'unknown'}):`);
-      for (const agent of search.items) say(`  ${(agent.score ?? 0).toFixed(3)}  ${agent.name}`);
-      if (search.items[0]?.name !== expected) {
-        throw new Error(`expected ${expected} to rank first for "${q}", got ${search.items[0]?.name ?? 'nothing'}`);
-      }
-    }
+    for (const card of SAMPLE_AGENTS) await request<RegisterAgentV1Response>(nats, RegisterAgentV1.subject, card);
   } finally {
     await nats.close();
   }
+  say(`${SAMPLE_AGENTS.length} sample agents joined over NATS (${RegisterAgentV1.subject}, plain JSON)`);
+  // The built-in agents registered themselves when agent-host started; discovery indexes every card
+  // asynchronously, and a search only finds what is indexed.
+  const everyone = [...BUILT_IN_AGENTS, ...SAMPLE_AGENTS.map((card) => card.name)];
+  await waitUntilSearchable(gatewayUrl, everyone, 60_000);
+
+  say(`GET /v1/agents`);
+  const listing = await getJson<AgentListBody>(`${gatewayUrl}/v1/agents`);
+  for (const agent of listing.items) {
+    say(`  ${agent.name.padEnd(20)} ${agent.status.padEnd(8)} ${agent.skills.map((skill) => skill.name).join(', ')}`);
+  }
+
+  const search = `/v1/agents?q=${encodeURIComponent(SAMPLE_QUERY.q)}&topK=3`;
+  say(`GET ${search}`);
+  const found = await getJson<AgentListBody>(`${gatewayUrl}${search}`);
+  for (const agent of found.items) say(`  ${(agent.score ?? 0).toFixed(3)}  ${agent.name}`);
+  if (found.items[0]?.name !== SAMPLE_QUERY.expected) {
+    throw new Error(
+      `expected ${SAMPLE_QUERY.expected} to rank first for "${SAMPLE_QUERY.q}", got ${found.items[0]?.name ?? 'nothing'}`,
+    );
+  }
 }
 
-/** A request in the public protocol: JSON body, `{ok, data}` or `{ok: false, error}` back. */
+/** Polls a search wide enough (any score) to return every indexed agent until all `names` are among the results. */
+async function waitUntilSearchable(gatewayUrl: string, names: string[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let missing = names;
+  while (missing.length > 0) {
+    if (Date.now() > deadline) {
+      throw new Error(`discovery had not indexed ${missing.join(', ')} after ${timeoutMs / 1000} s`);
+    }
+    // Cards are embedded with their names, so a query of names scores every one of them (none is left out).
+    const query = encodeURIComponent(names.join(' '));
+    const found = await getJson<AgentListBody>(`${gatewayUrl}/v1/agents?q=${query}&topK=100&minScore=-1`);
+    missing = names.filter((name) => !found.items.some((agent) => agent.name === name));
+    if (missing.length > 0) await new Promise((wake) => setTimeout(wake, 200));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Issue 3: a goal, end to end
+
+interface GoalDemoOptions {
+  deadlineMs: number;
+  offlineModel: boolean;
+}
+
+/**
+ * Submits DEMO_GOAL over REST and follows its event stream to the end. The team is not named: it forms by itself
+ * (capability queries → discovery → the model picks), among the sample agents too. Once, early on, the stream is
+ * dropped on purpose and resumed with `Last-Event-ID`, as a client that lost its connection would.
+ */
+async function demoGoal({ gatewayUrl, say }: DemoContext, p: Paint, options: GoalDemoOptions): Promise<void> {
+  say(p.bold('A goal, end to end'));
+  const deadline = AbortSignal.timeout(options.deadlineMs);
+  say(`POST /v1/goals  {"goal": "${DEMO_GOAL}"}`);
+  say(p.dim('  (no "members": the team forms by itself from what discovery finds among every agent online)'));
+  const submittedAt = Date.now();
+  const submitted = await sendJson<{ id: string; status: string }>('POST', `${gatewayUrl}/v1/goals`, {
+    body: { goal: DEMO_GOAL },
+    // Makes the POST safe to retry: the same key never creates a second goal.
+    headers: { [HEADER_IDEMPOTENCY_KEY]: randomUUID() },
+  });
+  say(`  202 Accepted  id ${submitted.id}, status ${submitted.status}`);
+  const eventsPath = `/v1/goals/${submitted.id}/events`;
+  say(`GET ${eventsPath}  (Server-Sent Events, followed live)`);
+
+  // On a terminal, lines fit its width; in a file or a pipe, excerpts of 100 characters.
+  const excerpt = process.stdout.isTTY ? Math.max(40, process.stdout.columns - 50) : 100;
+  const view = new GoalEventView({ paint: p, startedAt: submittedAt, excerpt });
+  let lastSeq = 0;
+  let droppedOnPurpose = false;
+  const show = (event: GoalEventV1) => {
+    // The gateway sends each event once, in order; a gap would mean a lost event.
+    if (event.seq !== lastSeq + 1) throw new Error(`the event stream jumped from #${lastSeq} to #${event.seq}`);
+    lastSeq = event.seq;
+    for (const line of view.render(event)) say(`  ${line}`);
+  };
+  try {
+    // One connection until the tasks are handed out, then (after a deliberate drop) one that resumes from there.
+    for (const phase of ['first', 'resumed'] as const) {
+      const stream = followEventStream(`${gatewayUrl}${eventsPath}`, {
+        lastEventId: lastSeq > 0 ? String(lastSeq) : undefined,
+        signal: deadline,
+        onReconnect: ({ lastEventId, reason }) =>
+          say(p.dim(`  (connection lost: ${reason}; resuming with Last-Event-ID: ${lastEventId ?? 'none'})`)),
+      });
+      for await (const sse of stream) {
+        const event = JSON.parse(sse.data) as GoalEventV1;
+        show(event);
+        if (phase === 'first' && event.type === 'message' && event.data.type === 'async_task_assign') {
+          droppedOnPurpose = true;
+          say(p.dim(`  (closing the stream on purpose; reconnecting with Last-Event-ID: ${event.seq})`));
+          break;
+        }
+      }
+      if (!droppedOnPurpose) break; // the goal ended before its first message: nothing to resume
+    }
+  } catch (error) {
+    if (deadline.aborted) {
+      const goal = await getJson<GoalV1>(`${gatewayUrl}/v1/goals/${submitted.id}`).catch(() => undefined);
+      throw new Error(
+        `the goal did not finish within ${options.deadlineMs / 1000} s ` +
+          `(status ${goal?.status ?? 'unknown'}, ${lastSeq} events received; IOA_DEMO_DEADLINE_SECONDS sets the limit)`,
+      );
+    }
+    if (error instanceof EventStreamError) throw new Error(`the event stream failed: ${error.message}`);
+    throw error;
+  }
+
+  say(`GET /v1/goals/${submitted.id}`);
+  const goal = await getJson<GoalV1>(`${gatewayUrl}/v1/goals/${submitted.id}`);
+  say();
+  for (const line of summarizeGoal(goal, { paint: p, excerpt, offlineModel: options.offlineModel })) say(line);
+  checkOutcome(goal);
+}
+
+/** The main job's promise: completed, by at least two different agents, with at least one asynchronous task. */
+function checkOutcome(goal: GoalV1): void {
+  if (goal.status !== 'completed') {
+    throw new Error(`the goal ended ${goal.status}${goal.statusReason ? `: ${goal.statusReason}` : ''}`);
+  }
+  const workers = new Set(goal.tasks.filter((task) => task.state === 'completed').map((task) => task.assigneeName));
+  const asynchronous = goal.tasks.filter((task) => task.mode === 'async' && task.state === 'completed');
+  if (workers.size < 2 || asynchronous.length === 0) {
+    throw new Error(
+      `the goal completed, but not as the demo intends: completed tasks by ${[...workers].join(', ') || 'nobody'}, ` +
+        `${asynchronous.length} of them asynchronous (expected at least two agents and one asynchronous task)`,
+    );
+  }
+  if (!goal.conclusion?.trim()) throw new Error('the goal completed without a conclusion');
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// the public protocols, bare
+
+/** A request in the NATS protocol: JSON body, `{ok, data}` or `{ok: false, error}` back. */
 async function request<T>(nats: NatsConnection, subject: string, body: unknown): Promise<T> {
   const reply = await nats.request(subject, JSON.stringify(body), { timeout: 10_000 });
   const envelope = JSON.parse(new TextDecoder().decode(reply.data)) as ReplyEnvelope<T>;
@@ -159,36 +281,22 @@ async function request<T>(nats: NatsConnection, subject: string, body: unknown):
   return envelope.data;
 }
 
-async function getJson<T>(url: string): Promise<T> {
-  const response = await fetch(url, { signal: AbortSignal.timeout(15_000) });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`GET ${url} answered ${response.status}: ${text}`);
-  return JSON.parse(text) as T;
+function getJson<T>(url: string): Promise<T> {
+  return sendJson<T>('GET', url, {});
 }
 
-/** Listens to discovery's `indexed` events; `waitFor` resolves once every agent's revision (or a later one) is in. */
-function collectIndexed(nats: NatsConnection) {
-  const seen = new Map<string, number>();
-  const subscription = nats.subscribe(AgentIndexedV1.subject);
-  const pump = (async () => {
-    for await (const message of subscription) {
-      const event = JSON.parse(new TextDecoder().decode(message.data)) as AgentIndexedV1Event;
-      if (event.indexed) seen.set(event.agentId, Math.max(seen.get(event.agentId) ?? 0, event.revision));
-    }
-  })();
-  return {
-    async waitFor(agents: Map<string, number>, timeoutMs: number): Promise<void> {
-      const deadline = Date.now() + timeoutMs;
-      const done = () => [...agents].every(([id, revision]) => (seen.get(id) ?? -1) >= revision);
-      while (!done()) {
-        if (Date.now() > deadline) {
-          subscription.unsubscribe();
-          throw new Error(`discovery did not index every agent within ${timeoutMs / 1000} s`);
-        }
-        await new Promise((wake) => setTimeout(wake, 50));
-      }
-      subscription.unsubscribe();
-      await pump;
-    },
-  };
+async function sendJson<T>(
+  method: 'GET' | 'POST',
+  url: string,
+  { body, headers = {} }: { body?: unknown; headers?: Record<string, string> },
+): Promise<T> {
+  const response = await fetch(url, {
+    method,
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(15_000),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${url} answered ${response.status}: ${oneLine(text, 500)}`);
+  return JSON.parse(text) as T;
 }

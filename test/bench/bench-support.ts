@@ -4,6 +4,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { format, resolveConfig } from 'prettier';
 import { startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
 
 /**
@@ -33,7 +34,8 @@ export interface Distribution {
 export function distribution(values: readonly number[]): Distribution {
   if (values.length === 0) return { count: 0, mean: 0, p50: 0, p90: 0, p99: 0, max: 0 };
   const sorted = [...values].sort((a, b) => a - b);
-  const rank = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+  const rank = (p: number) =>
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
   return {
     count: sorted.length,
     mean: sorted.reduce((sum, value) => sum + value, 0) / sorted.length,
@@ -44,7 +46,8 @@ export function distribution(values: readonly number[]): Distribution {
   };
 }
 
-export const ms = (value: number) => (value >= 100 ? `${value.toFixed(0)} ms` : `${value.toFixed(value >= 10 ? 1 : 2)} ms`);
+export const ms = (value: number) =>
+  value >= 100 ? `${value.toFixed(0)} ms` : `${value.toFixed(value >= 10 ? 1 : 2)} ms`;
 export const p50p99 = (d: Distribution) => `${ms(d.p50)} / ${ms(d.p99)}`;
 export const perSecond = (value: number) => `${value.toFixed(value >= 100 ? 0 : 1)}/s`;
 export const ratio = (value: number) => (Number.isFinite(value) ? value.toFixed(value >= 10 ? 1 : 3) : 'n/a');
@@ -185,8 +188,17 @@ const BENCHMARKS_DOC = join(REPOSITORY_ROOT, 'docs', 'benchmarks.md');
  * holds `intro` followed by one block per result key (`<!-- bench:<section>:<key> -->` …), so a run on PGlite only
  * replaces the PGlite block and keeps the native one. Other sections of the file are never touched.
  */
-export function updateBenchmarksDoc(section: string, intro: string, key: string, markdown: string, order: string[]): void {
+export async function updateBenchmarksDoc(
+  section: string,
+  intro: string,
+  key: string,
+  markdown: string,
+  order: string[],
+): Promise<void> {
   if (process.env.BENCH_NO_DOCS === '1') return;
+  // Formatted as `prettier --check` expects (tables padded, emphasis with _), so CI's format check stays green.
+  const pretty = async (markdown: string) =>
+    (await format(markdown, { ...(await resolveConfig(BENCHMARKS_DOC)), parser: 'markdown' })).trim();
   const open = `<!-- bench:${section} -->`;
   const close = `<!-- /bench:${section} -->`;
   let text = existsSync(BENCHMARKS_DOC) ? readFileSync(BENCHMARKS_DOC, 'utf8') : '# Benchmarks\n';
@@ -198,13 +210,18 @@ export function updateBenchmarksDoc(section: string, intro: string, key: string,
     if (match[1] === section) blocks.set(match[2], match[3]);
   }
   blocks.set(key, markdown.trim());
-  const keys = [...order.filter((name) => blocks.has(name)), ...[...blocks.keys()].filter((name) => !order.includes(name))];
-  const body = [
-    open,
-    intro.trim(),
-    ...keys.map((name) => `<!-- bench:${section}:${name} -->\n${blocks.get(name)}\n<!-- /bench:${section}:${name} -->`),
-    close,
-  ].join('\n\n');
+  const keys = [
+    ...order.filter((name) => blocks.has(name)),
+    ...[...blocks.keys()].filter((name) => !order.includes(name)),
+  ];
+  const body = await pretty(
+    [
+      open,
+      intro.trim(),
+      ...keys.map((name) => `<!-- bench:${section}:${name} -->\n${blocks.get(name)}\n<!-- /bench:${section}:${name} -->`),
+      close,
+    ].join('\n\n'),
+  );
   if (from >= 0 && to > from) text = text.slice(0, from) + body + text.slice(to + close.length);
   else text = `${text.trimEnd()}\n\n${body}\n`;
   writeFileSync(BENCHMARKS_DOC, text);
@@ -218,6 +235,16 @@ export function benchLog(bench: string): (line: string) => void {
 /** The date of a run, `YYYY-MM-DD HH:MM UTC`. */
 export function runDate(): string {
   return `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** The command as it was run: `BENCH_*` variables that were set (and whether TEST_DATABASE_URL was), then the script. */
+export function benchCommand(script: string): string {
+  const variables = Object.keys(process.env)
+    .filter((name) => name.startsWith('BENCH_') && name !== 'BENCH_NO_DOCS')
+    .sort()
+    .map((name) => `${name}=${process.env[name]}`);
+  if (process.env.TEST_DATABASE_URL) variables.unshift('TEST_DATABASE_URL=…');
+  return [...variables, `npm run ${script}`].join(' ');
 }
 
 export function envNumber(name: string, fallback: number): number {

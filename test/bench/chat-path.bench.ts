@@ -19,6 +19,7 @@ import { createService } from '@ioa/messaging';
 import { connectRaw, expectEventually, rawRequest, type TestInfrastructure } from '@ioa/testing';
 import { ChatModule } from '../../apps/chat/src/chat.module.js';
 import {
+  benchCommand,
   benchLog,
   DATABASE_LABELS,
   databaseKinds,
@@ -87,6 +88,8 @@ interface ChatPathFigures {
   messageBytes: number;
   grantBytes: number;
   replacedGroups: number;
+  /** CPU time of this process during the window, as a share of one core. */
+  cpuShare: number;
 }
 
 interface RawFigures {
@@ -133,7 +136,7 @@ describe('bench: chat message path', () => {
           const result = await runChatPathBench(kind, serverUrl);
           const markdown = render(result);
           process.stdout.write(`\n${markdown}\n\n`);
-          updateBenchmarksDoc(SECTION, INTRO, kind, markdown, ['pglite', 'native-postgres']);
+          await updateBenchmarksDoc(SECTION, INTRO, kind, markdown, ['pglite', 'native-postgres']);
           ran += 1;
         } finally {
           stopServer();
@@ -170,7 +173,9 @@ async function runChatPathBench(kind: DatabaseKind, serverUrl: string | undefine
     // The chat is idle from here on (no group holds a proposing member); stop it so the raw runs have the CPU.
     await chat.close();
     chat = undefined;
-    log(`chat: ${perSecond(figures.deliveredPerSecond)} delivered; now raw NATS with ${figures.messageBytes} B payloads`);
+    log(
+      `chat: ${perSecond(figures.deliveredPerSecond)} delivered; now raw NATS with ${figures.messageBytes} B payloads`,
+    );
     const payload = payloadOf(figures.messageBytes);
     const core = await measureCore(members, observer, payload, figures.groups);
     log(`core NATS: ${perSecond(core.perSecond)}`);
@@ -368,9 +373,11 @@ async function measureChatPath(
     log(`warming up ${load.warmupSeconds} s, then measuring ${load.seconds} s`);
     await sleep(load.warmupSeconds * 1000);
     const persistedBefore = await countMessages();
+    const cpuBefore = process.cpuUsage();
     windowStart = performance.now();
     await sleep(load.seconds * 1000);
     windowEnd = performance.now();
+    const cpu = process.cpuUsage(cpuBefore);
     const persistedAfter = await countMessages();
     // The count queries take time too: the window is what lies between the two counts.
     const windowSeconds = (windowEnd - windowStart) / 1000;
@@ -390,6 +397,7 @@ async function measureChatPath(
       messageBytes: Math.round(messageBytes / Math.max(1, messageCount)),
       grantBytes: Math.round(grantBytes / Math.max(1, grantCount)),
       replacedGroups,
+      cpuShare: (cpu.user + cpu.system) / 1000 / (windowEnd - windowStart),
     };
   } finally {
     running = false;
@@ -573,9 +581,9 @@ function render(result: ChatPathResult): string {
     `- Machine: ${describeMachine()}; load average (1/5/15 min) ${result.loadBefore} before, ${result.loadAfter} after ` +
       '(shared with other jobs)',
     `- Database: ${result.databaseVersion}; nats-server 2.9 (JetStream, file storage), local`,
-    `- Command: \`BENCH_DB=${result.kind === 'pglite' ? 'pglite' : 'native'} npm run bench:chat\` ` +
+    `- Command: \`${benchCommand('bench:chat')}\` ` +
       `(${chat.groups} groups × ${MEMBERS_PER_GROUP} members, ${chat.windowSeconds.toFixed(1)} s window after ${WARMUP_SECONDS} s warm-up; ` +
-      `raw runs ${RAW_SECONDS} s each; whole run ${Math.round(result.seconds)} s)`,
+      `raw runs ${RAW_SECONDS} s each; this database's part of the run ${Math.round(result.seconds)} s)`,
     '',
     `| path (${chat.groups} concurrent flows, ${chat.messageBytes} B payload) | messages/s | latency p50 / p99 | chat ÷ this, throughput | chat ÷ this, p50 latency |`,
     '| --- | ---: | ---: | ---: | ---: |',
@@ -596,12 +604,16 @@ function render(result: ChatPathResult): string {
     `Turn cycle (propose sent → the next speaker holds its \`TurnGrantedV1\`): ${p50p99(chat.turnCycle)}. ` +
       `The member's reply (propose → reply) took ${p50p99(chat.replyLatency)}; replies received during the window: ` +
       `${perSecond(chat.acceptedPerSecond)}` +
-      (chat.replyLatency.p50 > 2 * delivery.p50
-        ? ' — far behind delivery: the chat answers a move only after the outbox flush pass it joined has emptied the ' +
-          'outbox, and under sustained load each pass keeps finding full batches of new rows, so replies wait for the ' +
-          'load to drop (members here move on the turn grant, not on the reply).'
-        : '.') +
-      ` Moves rejected: ${chat.rejected}; ordering violations seen by the observer (per group, \`seq\` must grow by one): ` +
+      (chat.acceptedPerSecond === 0
+        ? ' — none: the chat answers a move only after the outbox flush pass it joined has emptied the outbox, and ' +
+          'under sustained load each pass keeps finding full batches of new rows, so replies wait until the load drops ' +
+          '(members here move on the turn grant, not on the reply).'
+        : chat.replyLatency.p50 > 1.5 * delivery.p50
+          ? ' — behind delivery: the chat answers a move only after the outbox flush pass it joined has emptied the ' +
+            'outbox, including rows committed after the move.'
+          : '.') +
+      ` The Node.js process (chat, members, observer${result.kind === 'pglite' ? ', PGlite' : ''}) used ` +
+      `${(chat.cpuShare * 100).toFixed(0)} % of one core during the window. Moves rejected: ${chat.rejected}; ordering violations seen by the observer (per group, \`seq\` must grow by one): ` +
       `${chat.orderingViolations}; groups that reached the turn limit and were replaced: ${chat.replacedGroups}; ` +
       `latency samples: ${delivery.count} (mean ${ms(delivery.mean)}, max ${ms(delivery.max)}).`,
   ];

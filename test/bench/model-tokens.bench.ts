@@ -23,6 +23,7 @@ import { DiscoveryModule } from '../../apps/discovery/src/discovery.module.js';
 import { RegistryModule } from '../../apps/registry/src/registry.module.js';
 import { SchedulerModule } from '../../apps/scheduler/src/scheduler.module.js';
 import {
+  benchCommand,
   benchLog,
   databaseVersion,
   describeMachine,
@@ -36,7 +37,7 @@ import {
 /**
  * # Benchmark: model calls and tokens per goal, bounded prompts against IoA's full history
  *
- * `npm run bench:tokens` (options: `BENCH_FOLLOW_UPS=3`, `BENCH_NO_DOCS=1`).
+ * `npm run bench:tokens` (options: `BENCH_FOLLOW_UPS=5`, `BENCH_NO_DOCS=1`).
  *
  * The whole platform (registry, discovery, chat, scheduler, agent-host with its built-in code runner, document
  * researcher and writer) runs the demo goal with the offline model. Every model call of every service is recorded
@@ -53,7 +54,7 @@ import {
 
 const log = benchLog('tokens');
 const SECTION = 'model-tokens';
-const FOLLOW_UPS = Math.max(0, Math.round(Number(process.env.BENCH_FOLLOW_UPS ?? 3)));
+const FOLLOW_UPS = Math.max(0, Math.round(Number(process.env.BENCH_FOLLOW_UPS ?? 5)));
 
 /**
  * The demo goal. deploy/local/demo-client.ts does not define one yet (it still demonstrates the agents API), so
@@ -61,7 +62,8 @@ const FOLLOW_UPS = Math.max(0, Math.round(Number(process.env.BENCH_FOLLOW_UPS ??
  * doing asynchronous work (code runner, document researcher), then the writer's report. Keep them in step when the
  * demo gets its goal.
  */
-const DEMO_GOAL = 'Run `console.log(6 * 7)`, then find in the documents how agent presence works, and write a short report.';
+const DEMO_GOAL =
+  'Run `console.log(6 * 7)`, then find in the documents how agent presence works, and write a short report.';
 const DEMO_MEMBERS = ['code-runner', 'doc-researcher', 'writer'];
 
 /** A person's follow-ups: each re-opens the concluded group and asks for another round of work. */
@@ -249,22 +251,33 @@ describe('bench: model calls and tokens per goal', () => {
           )) as GoalV1;
         const transcriptOf = async (groupId: string): Promise<ChatMessageV1[]> => {
           const items: ChatMessageV1[] = [];
-          for (let after = 0; ; ) {
-            const page = await ok<ListMessagesV1Response>(ListMessagesV1.subject, { groupId, afterSeq: after, limit: 500 });
+          for (let after = 0; ;) {
+            const page = await ok<ListMessagesV1Response>(ListMessagesV1.subject, {
+              groupId,
+              afterSeq: after,
+              limit: 500,
+            });
             items.push(...page.items);
             if (page.items.length < 500) return items;
             after = page.items[page.items.length - 1].seq;
           }
         };
 
-        const runVariant = async (variant: string, members: string[] | undefined, followUps: number): Promise<VariantFigures> => {
+        const runVariant = async (
+          variant: string,
+          members: string[] | undefined,
+          followUps: number,
+        ): Promise<VariantFigures> => {
           recorder.variant = variant;
           recorder.round = 0;
           const roundTimes: number[] = [];
           const roundEnds: number[] = [];
           let roundStart = performance.now();
           log(`${variant}: submitting the demo goal`);
-          const submitted = await ok<GoalV1>(SubmitGoalV1.subject, { goal: DEMO_GOAL, ...(members ? { members } : {}) });
+          const submitted = await ok<GoalV1>(SubmitGoalV1.subject, {
+            goal: DEMO_GOAL,
+            ...(members ? { members } : {}),
+          });
           let goal = await completed(submitted.id, null);
           roundTimes.push((performance.now() - roundStart) / 1000);
           roundEnds.push((await transcriptOf(goal.groupId!)).length);
@@ -315,7 +328,7 @@ describe('bench: model calls and tokens per goal', () => {
           seconds: (performance.now() - started) / 1000,
         });
         process.stdout.write(`\n${markdown}\n\n`);
-        updateBenchmarksDoc(SECTION, INTRO, 'offline-model', markdown, ['offline-model']);
+        await updateBenchmarksDoc(SECTION, INTRO, 'offline-model', markdown, ['offline-model']);
         expect(explicit.goal.status).toBe('completed');
       } finally {
         await external?.close();
@@ -331,8 +344,14 @@ const sum = (values: number[]) => values.reduce((total, value) => total + value,
 
 function meanComposition(calls: RecordedCall[]): RoundFigures['turnPrompt'] {
   const parts = calls.map(composition);
-  const mean = (pick: (part: ReturnType<typeof composition>) => number) => sum(parts.map(pick)) / Math.max(1, parts.length);
-  return { window: mean((part) => part.window), ledger: mean((part) => part.ledger), rest: mean((part) => part.rest), calls: calls.length };
+  const mean = (pick: (part: ReturnType<typeof composition>) => number) =>
+    sum(parts.map(pick)) / Math.max(1, parts.length);
+  return {
+    window: mean((part) => part.window),
+    ledger: mean((part) => part.ledger),
+    rest: mean((part) => part.rest),
+    calls: calls.length,
+  };
 }
 const thousands = (value: number) => Math.round(value).toLocaleString('en-US');
 
@@ -344,7 +363,7 @@ const INTRO = `
 
 \`\`\`bash
 npm run bench:tokens                       # the demo goal, then ${FOLLOW_UPS} follow-ups; then the goal with team formation
-BENCH_FOLLOW_UPS=5 npm run bench:tokens    # a longer conversation
+BENCH_FOLLOW_UPS=2 npm run bench:tokens    # a shorter conversation
 \`\`\`
 
 Code: \`test/bench/model-tokens.bench.ts\`.
@@ -415,7 +434,7 @@ function render(report: TokensReport): string {
     `- Machine: ${describeMachine()}; load average (1/5/15 min) ${report.loadBefore} before, ${report.loadAfter} after ` +
       '(shared with other jobs)',
     `- Database: ${report.databaseVersion}; nats-server 2.9, local; model: offline (tokens = words / 0.75)`,
-    `- Command: \`npm run bench:tokens\` (${FOLLOW_UPS} follow-ups; whole run ${Math.round(report.seconds)} s)`,
+    `- Command: \`${benchCommand('bench:tokens')}\` (${FOLLOW_UPS} follow-ups; whole run ${Math.round(report.seconds)} s)`,
     '',
     `**The demo goal, explicit members** (goal \`${explicit.goal.status}\`, ${goalRound.messages} messages, ` +
       `${explicit.goal.tasks.filter((task) => task.state === 'completed').length} tasks completed over all rounds): ` +
@@ -430,7 +449,9 @@ function render(report: TokensReport): string {
     '',
     '| agent (the goal, before follow-ups) | calls | prompt tokens | completion tokens |',
     '| --- | ---: | ---: | ---: |',
-    ...usageRows(first, (call) => (call.purpose === 'task.brief' ? `${call.agent} (brief written by the scheduler)` : call.agent)),
+    ...usageRows(first, (call) =>
+      call.purpose === 'task.brief' ? `${call.agent} (brief written by the scheduler)` : call.agent,
+    ),
     '',
     `**With autonomous team formation** (no members given; the scheduler picked ${formed.goal.team.map((member) => `\`${member.name}\``).join(', ')}; ` +
       `goal \`${formed.goal.status}\`): ${formed.rounds[0].calls} model calls, ${thousands(formed.rounds[0].promptTokens)} prompt + ` +
@@ -439,14 +460,17 @@ function render(report: TokensReport): string {
         formed.calls.filter((call) => call.purpose.startsWith('team.')),
         (call) => call.purpose,
       )
-        .map(([purpose, group]) => `${purpose} ${group.length} call(s), ${thousands(sum(group.map((call) => call.usage.promptTokens)))} prompt tokens`)
+        .map(
+          ([purpose, group]) =>
+            `${purpose} ${group.length} call(s), ${thousands(sum(group.map((call) => call.usage.promptTokens)))} prompt tokens`,
+        )
         .join('; ') +
       '.',
     '',
     `**Bounded window against full history, as the conversation grows** (the same goal, then ${FOLLOW_UPS} follow-ups; ` +
       'prompt tokens; *full history* = the same calls with the whole transcript instead of the window):',
     '',
-    '| round | messages at the end | transcript tokens | model calls (with a window) | prompt tokens: bounded | full history | full history, no ledger (IoA\'s shape) | cumulative: bounded | full history | no ledger | full ÷ bounded (cumulative) |',
+    "| round | messages at the end | transcript tokens | model calls (with a window) | prompt tokens: bounded | full history | full history, no ledger (IoA's shape) | cumulative: bounded | full history | no ledger | full ÷ bounded (cumulative) |",
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...explicit.rounds.map((round) => {
       cumulativeOurs += round.promptTokens;

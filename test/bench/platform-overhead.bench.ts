@@ -31,7 +31,7 @@ import {
 } from '@ioa/contracts';
 import { ContractClient, createService } from '@ioa/messaging';
 import { LANGUAGE_MODEL, type LanguageModel } from '@ioa/llm';
-import { connectRaw, expectEventually, rawRequest } from '@ioa/testing';
+import { connectRaw, rawRequest } from '@ioa/testing';
 import { AgentHostModule } from '../../apps/agent-host/src/agent-host.module.js';
 import { PlatformCommunicatorService } from '../../apps/agent-host/src/communicator/platform-communicator.service.js';
 import { ChatModule } from '../../apps/chat/src/chat.module.js';
@@ -41,6 +41,7 @@ import { OutboxRelay } from '@ioa/database';
 import { RegistryModule } from '../../apps/registry/src/registry.module.js';
 import { SchedulerModule } from '../../apps/scheduler/src/scheduler.module.js';
 import {
+  benchCommand,
   benchLog,
   DATABASE_LABELS,
   databaseKinds,
@@ -116,7 +117,11 @@ const AGENTS: RegisterAgentV1Request[] = [
   }),
 ];
 
-function agentCard(name: string, description: string, skill: RegisterAgentV1Request['skills'][number]): RegisterAgentV1Request {
+function agentCard(
+  name: string,
+  description: string,
+  skill: RegisterAgentV1Request['skills'][number],
+): RegisterAgentV1Request {
   return {
     name,
     description,
@@ -134,13 +139,18 @@ function agentCard(name: string, description: string, skill: RegisterAgentV1Requ
 // ---------------------------------------------------------------------------------------------------------------
 // instrumentation
 
+interface SpanTotal {
+  ms: number;
+  count: number;
+}
+
 /** Durations of wrapped methods, overall and per key (a turn: `<groupId>:<turn>`), carried by AsyncLocalStorage. */
 class Probe {
   private readonly context = new AsyncLocalStorage<string>();
   readonly spans = new Map<string, number[]>();
   /** [start, end] of every recorded call, for the time during which at least one was under way. */
   readonly intervals = new Map<string, Array<[number, number]>>();
-  readonly byKey = new Map<string, Map<string, { ms: number; count: number; firstStart: number }>>();
+  readonly byKey = new Map<string, Map<string, SpanTotal>>();
   recording = false;
 
   /** Wraps `instance[method]`; `keyOf` (if given) opens a new attribution scope from the call's arguments. */
@@ -148,11 +158,12 @@ class Probe {
     const target = instance as Record<string, (...args: unknown[]) => unknown>;
     const original = target[method];
     if (typeof original !== 'function') throw new Error(`${label}: ${method} is not a method`);
-    const probe = this;
+    const time = <T>(work: () => Promise<T>) => this.time(label, work);
+    const context = this.context;
     target[method] = function (this: unknown, ...args: unknown[]) {
-      const run = () => probe.time(label, () => original.apply(this, args) as Promise<unknown>);
+      const run = () => time(() => original.apply(this, args) as Promise<unknown>);
       const key = keyOf?.(args);
-      return key ? probe.context.run(key, run) : run();
+      return key ? context.run(key, run) : run();
     };
   }
 
@@ -175,8 +186,8 @@ class Probe {
     this.intervals.set(label, intervals);
     const key = this.context.getStore();
     if (!key) return;
-    const entries = this.byKey.get(key) ?? new Map();
-    const entry = entries.get(label) ?? { ms: 0, count: 0, firstStart: started };
+    const entries = this.byKey.get(key) ?? new Map<string, SpanTotal>();
+    const entry = entries.get(label) ?? { ms: 0, count: 0 };
     entry.ms += duration;
     entry.count += 1;
     entries.set(label, entry);
@@ -190,17 +201,24 @@ class Probe {
   }
 }
 
+/** The probe SQL statements are reported to (the query runner's prototype is wrapped once per process). */
+let sqlProbe: Probe | undefined;
+
 /** Every SQL statement any service sends through TypeORM (BEGIN and COMMIT included), labelled by its schema. */
 function instrumentSql(probe: Probe, dataSource: DataSource): void {
+  sqlProbe = probe;
   const runner = dataSource.createQueryRunner();
-  const prototype = Object.getPrototypeOf(runner) as { query: (...args: unknown[]) => Promise<unknown>; __benchWrapped?: boolean };
+  const prototype = Object.getPrototypeOf(runner) as {
+    query: (...args: unknown[]) => Promise<unknown>;
+    __benchWrapped?: boolean;
+  };
   void runner.release();
   if (prototype.__benchWrapped) return;
   prototype.__benchWrapped = true;
   const original = prototype.query;
   prototype.query = function (this: { connection: DataSource }, ...args: unknown[]) {
     const schema = String((this.connection.options as { schema?: string }).schema ?? 'unknown');
-    return probe.time(`sql:${schema}`, () => original.apply(this, args));
+    return sqlProbe ? sqlProbe.time(`sql:${schema}`, () => original.apply(this, args)) : original.apply(this, args);
   };
 }
 
@@ -239,7 +257,8 @@ function snapshotActivity(probe: Probe, observer: Observer, seconds: number): Ac
 
 function instrumentModel(probe: Probe, model: LanguageModel, service: string): void {
   const original = model.decide.bind(model);
-  (model as { decide: LanguageModel['decide'] }).decide = (call) => probe.time(`model:${service}:${call.purpose}`, () => original(call));
+  (model as { decide: LanguageModel['decide'] }).decide = (call) =>
+    probe.time(`model:${service}:${call.purpose}`, () => original(call));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -312,7 +331,8 @@ class Observer {
         if (task && message.type === 'result') task.resultPostedAt ??= at;
         return;
       }
-      if (message.type !== 'user' && !goal.moves.has(message.turn)) goal.moves.set(message.turn, { type: message.type, at });
+      if (message.type !== 'user' && !goal.moves.has(message.turn))
+        goal.moves.set(message.turn, { type: message.type, at });
     });
     on<TasksAssignedV1Event>(TasksAssignedV1.subject, (event, at) => {
       const goal = this.trace(event.goalId);
@@ -399,7 +419,8 @@ class InstantAgents {
       );
     }
     this.heartbeat = setInterval(() => {
-      for (const id of this.ids) void rawRequest(this.connection, HeartbeatAgentV1.subject, { id }).catch(() => undefined);
+      for (const id of this.ids)
+        void rawRequest(this.connection, HeartbeatAgentV1.subject, { id }).catch(() => undefined);
     }, 5000);
   }
 
@@ -411,7 +432,12 @@ class InstantAgents {
     const task = this.observer.trace(assignment.goalId).tasks.get(assignment.taskId);
     if (task) task.deliveredAt ??= at;
     const report = async (state: 'working' | 'completed', content: string) => {
-      const reply = await rawRequest(this.connection, ReportTaskV1.subject, { taskId: assignment.taskId, agentId, state, content }, 30_000);
+      const reply = await rawRequest(
+        this.connection,
+        ReportTaskV1.subject,
+        { taskId: assignment.taskId, agentId, state, content },
+        30_000,
+      );
       if (!reply.ok) log(`report ${state} of ${name} refused: ${JSON.stringify(reply.error)}`);
     };
     await report('working', 'on it');
@@ -437,6 +463,8 @@ interface PhaseResult {
   goals: GoalTrace[];
   seconds: number;
   failed: number;
+  /** CPU time of this process (all services, agents, observer; PGlite too) as a share of one core. */
+  cpuShare: number;
 }
 
 interface OverheadResult {
@@ -476,7 +504,7 @@ describe('bench: platform overhead', () => {
           const result = await runOverheadBench(kind, serverUrl);
           const markdown = render(result);
           process.stdout.write(`\n${markdown}\n\n`);
-          updateBenchmarksDoc(SECTION, INTRO, kind, markdown, ['pglite', 'native-postgres']);
+          await updateBenchmarksDoc(SECTION, INTRO, kind, markdown, ['pglite', 'native-postgres']);
           ran += 1;
         } finally {
           stopServer();
@@ -527,7 +555,12 @@ async function runOverheadBench(kind: DatabaseKind, serverUrl: string | undefine
     const submit = async (): Promise<GoalTrace> => {
       // The goal id is the scheduler's; the observer learns it from the reply, and keeps early events by goal id.
       const submittedAt = performance.now();
-      const reply = await rawRequest(client, SubmitGoalV1.subject, { goal: GOAL, members: names, maxTurns: 12 }, 30_000);
+      const reply = await rawRequest(
+        client,
+        SubmitGoalV1.subject,
+        { goal: GOAL, members: names, maxTurns: 12 },
+        30_000,
+      );
       if (!reply.ok) throw new Error(`SubmitGoalV1 failed: ${JSON.stringify(reply.error)}`);
       const trace = observer!.trace((reply.data as GoalV1).id);
       trace.submittedAt = submittedAt;
@@ -608,8 +641,14 @@ function instrument(
   const originalRequest = agentHostClient.request.bind(agentHostClient);
   agentHostClient.request = ((contract: { subject: string }, payload: unknown, ...rest: unknown[]) =>
     contract.subject === ProposeMoveV1.subject
-      ? probe.time('communicator: ProposeMoveV1 round trip', () => (originalRequest as (...args: unknown[]) => Promise<unknown>)(contract, payload, ...rest))
-      : (originalRequest as (...args: unknown[]) => Promise<unknown>)(contract, payload, ...rest)) as typeof agentHostClient.request;
+      ? probe.time('communicator: ProposeMoveV1 round trip', () =>
+          (originalRequest as (...args: unknown[]) => Promise<unknown>)(contract, payload, ...rest),
+        )
+      : (originalRequest as (...args: unknown[]) => Promise<unknown>)(
+          contract,
+          payload,
+          ...rest,
+        )) as typeof agentHostClient.request;
   instrumentModel(probe, agentHost.get<LanguageModel>(LANGUAGE_MODEL), 'agent-host');
   instrumentModel(probe, scheduler.get<LanguageModel>(LANGUAGE_MODEL), 'scheduler');
   for (const service of services) instrumentSql(probe, service.get(DataSource));
@@ -620,6 +659,7 @@ async function runPhase(count: number, concurrency: number, submit: () => Promis
   const goals: GoalTrace[] = [];
   let next = 0;
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   const worker = async () => {
     while (next < count) {
       next += 1;
@@ -628,10 +668,16 @@ async function runPhase(count: number, concurrency: number, submit: () => Promis
   };
   await Promise.all(Array.from({ length: concurrency }, () => worker()));
   const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
   for (const goal of goals) {
     if (goal.status !== 'completed') log(`goal ${goal.id} ended ${goal.status}: ${goal.statusReason}`);
   }
-  return { goals, seconds, failed: goals.filter((goal) => goal.status !== 'completed').length };
+  return {
+    goals,
+    seconds,
+    failed: goals.filter((goal) => goal.status !== 'completed').length,
+    cpuShare: (cpu.user + cpu.system) / 1e6 / seconds,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -675,9 +721,15 @@ function goalSegments(goals: GoalTrace[]): Array<[string, Distribution]> {
     add('submit → reply (goal stored)', goal.acceptedAt! - goal.submittedAt);
     add('submit → first turn granted (members resolved, group opened)', firstGrant! - goal.submittedAt);
     for (const task of goal.tasks.values()) {
-      add('task: assigned → delivered to the agent (scheduler: store, brief, dispatch)', task.deliveredAt! - task.assignedAt);
+      add(
+        'task: assigned → delivered to the agent (scheduler: store, brief, dispatch)',
+        task.deliveredAt! - task.assignedAt,
+      );
       add('task: agent acks and reports `working` (request → reply)', task.workingReportedAt! - task.deliveredAt!);
-      add('task: `completed` report request → reply (scheduler transaction)', task.completedReportRepliedAt! - task.completedReportSentAt!);
+      add(
+        'task: `completed` report request → reply (scheduler transaction)',
+        task.completedReportRepliedAt! - task.completedReportSentAt!,
+      );
       add('task: `completed` sent → `TaskUpdatedV1` seen', task.completedEventAt! - task.completedReportSentAt!);
       add('task: `TaskUpdatedV1` → result notice posted (chat)', task.resultPostedAt! - task.completedEventAt!);
       add(`task (${task.mode}): assigned → result notice posted`, task.resultPostedAt! - task.assignedAt);
@@ -731,33 +783,45 @@ function render(result: OverheadResult): string {
   const { sequential, concurrent } = result;
   const seqTurns = turnsOf(sequential.goals);
   const conTurns = turnsOf(concurrent.goals);
-  const cycles = (turns: TurnSample[]) => distribution(turns.flatMap((turn) => (turn.cycle === undefined ? [] : [turn.cycle])));
+  const cycles = (turns: TurnSample[]) =>
+    distribution(turns.flatMap((turn) => (turn.cycle === undefined ? [] : [turn.cycle])));
   const grantToMove = (turns: TurnSample[]) => distribution(turns.map((turn) => turn.grantToMove));
   const goalTime = (phase: PhaseResult) => distribution(phase.goals.map((goal) => goal.endedAt! - goal.submittedAt));
   const turnsPerGoal = seqTurns.length / Math.max(1, sequential.goals.length);
-  const tasksPerGoal = sequential.goals.reduce((sum, goal) => sum + goal.tasks.size, 0) / Math.max(1, sequential.goals.length);
+  const tasksPerGoal =
+    sequential.goals.reduce((sum, goal) => sum + goal.tasks.size, 0) / Math.max(1, sequential.goals.length);
 
   // Per-turn breakdown (sequential phase): JetStream delivery to the communicator, then what the wrappers measured.
   const perTurn = new Map<string, number[]>();
   const push = (name: string, value: number) => perTurn.set(name, [...(perTurn.get(name) ?? []), value]);
   const grantSeen = new Map<string, number>();
-  for (const goal of sequential.goals) for (const [turn, at] of goal.grants) grantSeen.set(`${goal.groupId}:${turn}`, at);
+  for (const goal of sequential.goals)
+    for (const [turn, at] of goal.grants) grantSeen.set(`${goal.groupId}:${turn}`, at);
   for (const turn of seqTurns) {
     const spans = result.sequentialByKey.get(turn.key);
     const accepted = result.acceptedAt.get(turn.key);
     const seen = grantSeen.get(turn.key);
-    if (accepted !== undefined && seen !== undefined) push('`TurnGrantedV1` → communicator (JetStream pull consumer)', accepted - seen);
+    if (accepted !== undefined && seen !== undefined)
+      push('`TurnGrantedV1` → communicator (JetStream pull consumer)', accepted - seen);
     if (!spans) continue;
     const get = (name: string) => spans.get(name)?.ms ?? 0;
-    const model = [...spans.entries()].filter(([name]) => name.startsWith('model:')).reduce((sum, [, entry]) => sum + entry.ms, 0);
+    const model = [...spans.entries()]
+      .filter(([name]) => name.startsWith('model:'))
+      .reduce((sum, [, entry]) => sum + entry.ms, 0);
     const handler = get('chat: move handler');
     const roundTrip = get('communicator: ProposeMoveV1 round trip');
-    push('communicator: card lookups and prompt (turn handling minus model and propose)', get('communicator: turn') - model - roundTrip);
+    push(
+      'communicator: card lookups and prompt (turn handling minus model and propose)',
+      get('communicator: turn') - model - roundTrip,
+    );
     push('model (offline: turn.move, conclusion)', model);
     push('ProposeMoveV1 request/reply over NATS (round trip minus the chat handler)', roundTrip - handler);
     push('chat: move transaction (lock, validate, append, outbox rows)', get('chat: move transaction'));
     push('chat: outbox publish (claim, 2 JetStream publishes + acks, delete)', get('chat: outbox publish'));
-    push('chat: rest of the handler (validation pipe, mapping)', handler - get('chat: move transaction') - get('chat: outbox publish'));
+    push(
+      'chat: rest of the handler (validation pipe, mapping)',
+      handler - get('chat: move transaction') - get('chat: outbox publish'),
+    );
     push('of which SQL statements in chat (count)', spans.get('sql:chat')?.count ?? 0);
     push('of which SQL time in chat', get('sql:chat'));
   }
@@ -783,7 +847,11 @@ function render(result: OverheadResult): string {
   const natsTotal = natsRows.reduce((sum, [, count]) => sum + count, 0);
   const modelRows = [...result.sequentialSpans.entries()]
     .filter(([name]) => name.startsWith('model:'))
-    .map(([name, values]) => ({ name: name.slice('model:'.length), calls: values.length / SEQUENTIAL_GOALS, d: distribution(values) }));
+    .map(([name, values]) => ({
+      name: name.slice('model:'.length),
+      calls: values.length / SEQUENTIAL_GOALS,
+      d: distribution(values),
+    }));
   const seqGoal = goalTime(sequential);
 
   const lines = [
@@ -792,7 +860,7 @@ function render(result: OverheadResult): string {
     `- Machine: ${describeMachine()}; load average (1/5/15 min) ${result.loadBefore} before, ${result.loadAfter} after ` +
       '(shared with other jobs)',
     `- Database: ${result.databaseVersion}; nats-server 2.9, local; model: offline (deterministic, zero latency)`,
-    `- Command: \`BENCH_DB=${result.kind === 'pglite' ? 'pglite' : 'native'} npm run bench:overhead\` (whole run ${Math.round(result.seconds)} s)`,
+    `- Command: \`${benchCommand('bench:overhead')}\` (this database's part of the run: ${Math.round(result.seconds)} s)`,
     `- Goals: ${sequential.goals.length} one at a time (${sequential.failed} not completed), ${concurrent.goals.length} with ` +
       `${CONCURRENCY} in flight (${concurrent.failed} not completed); ${turnsPerGoal.toFixed(1)} turns and ` +
       `${tasksPerGoal.toFixed(1)} tasks per goal`,
@@ -803,6 +871,8 @@ function render(result: OverheadResult): string {
     `| **per turn**: granted → move accepted and posted | **${p50p99(grantToMove(seqTurns))}** | **${p50p99(grantToMove(conTurns))}** |`,
     `| per turn: granted → move accepted → next turn granted (direct hand-overs) | ${p50p99(cycles(seqTurns))} | ${p50p99(cycles(conTurns))} |`,
     `| goals completed per second | ${(sequential.goals.length / sequential.seconds).toFixed(2)} | ${(concurrent.goals.length / concurrent.seconds).toFixed(2)} |`,
+    `| CPU of the one Node.js process (all services, agents, observer${result.kind === 'pglite' ? ', PGlite' : ''}), share of one core | ` +
+      `${(sequential.cpuShare * 100).toFixed(0)} % | ${(concurrent.cpuShare * 100).toFixed(0)} % |`,
     '',
     `**Where a goal's time goes** (one goal at a time, ${sequential.goals.length} goals; observer timestamps):`,
     '',
@@ -816,7 +886,9 @@ function render(result: OverheadResult): string {
     '| --- | ---: | ---: |',
     ...[...perTurn.entries()].map(([name, values]) => {
       const d = distribution(values);
-      return name.includes('(count)') ? `| ${name} | ${d.p50} | ${d.p99} |` : `| ${name} | ${ms(d.p50)} | ${ms(d.p99)} |`;
+      return name.includes('(count)')
+        ? `| ${name} | ${d.p50} | ${d.p99} |`
+        : `| ${name} | ${ms(d.p50)} | ${ms(d.p99)} |`;
     }),
     '',
     `**Per goal, all services** (one goal at a time, net of the ${idle.seconds.toFixed(0)}-second idle baseline measured ` +

@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, totalmem } from 'node:os';
+import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HNSW_EF_CONSTRUCTION, HNSW_M } from '../../apps/discovery/src/indexing/hnsw-index.js';
 import {
   runDiscoveryBench,
   type DatabaseKind,
@@ -20,7 +21,7 @@ import {
  *   --sizes=10000,100000   agents bulk-loaded per run
  *   --registrations=2000   agents registered end to end through registry → discovery (0 to skip)
  *   --queries=1000         latency samples per size (half paraphrased, half example-phrased queries)
- *   --ef-search=100        hnsw.ef_search used by discovery
+ *   --ef-search=500        hnsw.ef_search used by discovery
  *   --tune=16:64,24:128    instead: build the index with each m:ef_construction and measure recall and SQL latency
  *   --tune-ef=40,100,200   ef_search values tried with --tune
  *   --no-docs              do not update docs/benchmarks.md
@@ -75,7 +76,7 @@ async function main(): Promise<void> {
       recallQueries: Number(argument('recall-queries', '300')),
       qualityQueries: Number(argument('quality-queries', '300')),
       registrationConcurrency: Number(argument('concurrency', '16')),
-      efSearch: Number(argument('ef-search', '100')),
+      efSearch: Number(argument('ef-search', '500')),
       tune: tune ? { builds: tune, efSearch: argument('tune-ef', '40,100,200,400').split(',').map(Number) } : undefined,
       log,
     });
@@ -95,9 +96,13 @@ const ms = (value: number) => `${value.toFixed(2)} ms`;
 const latency = (stats: LatencyStats) => `${ms(stats.p50)} / ${ms(stats.p99)}`;
 const ratio = (value: number) => value.toFixed(3);
 
+/** The 1-minute load average when the run started: other work on the machine inflates latencies. */
+const loadAtStart = loadavg()[0];
+
 function machine(): string {
   const memory = `${Math.round(totalmem() / 2 ** 30)} GiB`;
-  return `${availableParallelism()} CPUs (nproc), ${cpus()[0]?.model ?? 'unknown CPU'}, ${memory} RAM, Node ${process.version}`;
+  const load = `load average ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end`;
+  return `${availableParallelism()} CPUs (nproc), ${cpus()[0]?.model ?? 'unknown CPU'}, ${memory} RAM, Node ${process.version}; ${load}`;
 }
 
 function render(result: DiscoveryBenchResult, seconds: number): string {
@@ -106,7 +111,7 @@ function render(result: DiscoveryBenchResult, seconds: number): string {
     '',
     `- Machine: ${machine()}`,
     `- Database: ${result.databaseKind} (${result.databaseVersion}, pgvector ${result.pgvectorVersion}); ` +
-      `HNSW m=16, ef_construction=64, ef_search=${result.efSearch}, iterative scan relaxed_order`,
+      `HNSW m=${HNSW_M}, ef_construction=${HNSW_EF_CONSTRUCTION}, ef_search=${result.efSearch}, iterative scan relaxed_order`,
     `- Embedder: local-hash-v1, 384 dimensions; everything in one process (bench client, discovery, registry), ` +
       `run took ${Math.round(seconds)} s`,
     '',

@@ -41,7 +41,10 @@ class DiscoveryEnvironment {
   @Max(10)
   EMBEDDING_MAX_RETRIES?: number;
 
-  /** Candidate list size of the HNSW search; raised automatically for large `topK`. */
+  /**
+   * Candidate list size of the HNSW search (recall against latency; see indexing/hnsw-index.ts); raised
+   * automatically for large `topK`.
+   */
   @IsOptional()
   @Type(() => Number)
   @IsInt()
@@ -76,7 +79,7 @@ export const discoveryConfig = registerAs('discovery', () => {
       maxRetries: Number(env.EMBEDDING_MAX_RETRIES ?? 2),
     },
     hnsw: {
-      efSearch: Number(env.DISCOVERY_HNSW_EF_SEARCH ?? 100),
+      efSearch: Number(env.DISCOVERY_HNSW_EF_SEARCH ?? 500),
     },
     reconcileOnBoot: env.DISCOVERY_RECONCILE_ON_BOOT !== 'false',
   };

@@ -14,9 +14,15 @@
  * therefore a restart with new configuration, no migration and no manual step.
  */
 
-/** Graph degree and build-time candidate list: pgvector's defaults, which reach recall@10 > 0.95 (see the bench). */
-export const HNSW_M = 16;
-export const HNSW_EF_CONSTRUCTION = 64;
+/**
+ * Graph degree and build-time candidate list, tuned with the discovery benchmark (docs/benchmarks.md). With
+ * pgvector's defaults (m 16, ef_construction 64) recall@10 on 100,000 cards was only 0.69 at ef_search 100 and
+ * 0.91 at 800: hashed bag-of-words vectors are nearly orthogonal to each other and short queries lie far from every
+ * card, which is hard for a proximity graph. m 24 / ef_construction 200 reaches 0.95 at ef_search 400 and 0.98 at
+ * 500 (the default `DISCOVERY_HNSW_EF_SEARCH`), for a build about twice as long.
+ */
+export const HNSW_M = 24;
+export const HNSW_EF_CONSTRUCTION = 200;
 
 export function hnswIndexName(dimension: number): string {
   return `agent_index_embedding_${dimension}_hnsw`;

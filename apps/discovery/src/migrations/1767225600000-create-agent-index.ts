@@ -3,7 +3,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * The agent index (discovery's projection of the registry) and the tombstones of deregistered agents.
  * The HNSW index for the default dimension (384) is created here; other dimensions get theirs at boot
- * (see `indexing/hnsw-index.ts` for why the column has no fixed dimension).
+ * (see `indexing/hnsw-index.ts` for why the column has no fixed dimension, and for the choice of m and
+ * ef_construction).
  */
 export class CreateAgentIndex1767225600000 implements MigrationInterface {
   name = 'CreateAgentIndex1767225600000';
@@ -29,7 +30,7 @@ export class CreateAgentIndex1767225600000 implements MigrationInterface {
     await queryRunner.query(`CREATE INDEX "agent_index_model_idx" ON "discovery"."agent_index" ("model", "dimension")`);
     await queryRunner.query(`
       CREATE INDEX "agent_index_embedding_384_hnsw" ON "discovery"."agent_index"
-      USING hnsw (("embedding"::vector(384)) vector_cosine_ops) WITH (m = 16, ef_construction = 64)
+      USING hnsw (("embedding"::vector(384)) vector_cosine_ops) WITH (m = 24, ef_construction = 200)
       WHERE "dimension" = 384`);
     await queryRunner.query(`
       CREATE TABLE "discovery"."removed_agent" (

@@ -23,9 +23,9 @@ describe('outbox messages', () => {
 
   it('refuse an addressed contract without a recipient, and a subject that is not the contract’s', () => {
     expect(() => outboxMessage(TaskCanceledV1, canceled, 'x')).toThrow(/addressed/);
-    expect(() =>
-      outboxMessage(TaskCanceledV1, canceled, 'x', { subject: 'ioa.agent.a.b.task-canceled.v1' }),
-    ).toThrow(/not a subject of/);
+    expect(() => outboxMessage(TaskCanceledV1, canceled, 'x', { subject: 'ioa.agent.a.b.task-canceled.v1' })).toThrow(
+      /not a subject of/,
+    );
     expect(() =>
       outboxMessage(AgentDeregisteredV1, { agentId: 'a', name: 'n', revision: 1 }, 'x', {
         subject: TaskUpdatedV1.subject,

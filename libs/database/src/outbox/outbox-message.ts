@@ -20,7 +20,7 @@ export function outboxMessage<T>(
   messageId: string,
   options: { subject?: string } = {},
 ): OutboxMessage {
-  const message: OutboxMessage = { contract: contract as EventContract<unknown>, payload, messageId };
+  const message: OutboxMessage = { contract, payload, messageId };
   if (options.subject === undefined || options.subject === contract.subject) {
     if (isAddressed(contract)) throw new Error(`${contract.subject} is addressed: pass subjectFor(contract, id)`);
     return message;
