@@ -180,7 +180,8 @@ export class GoalEventView {
     const note =
       task.state === 'completed' && task.result !== null
         ? task.result
-        : (task.statusMessage ?? (task.state === 'submitted' && task.brief === null ? 'the brief is being written' : ''));
+        : (task.statusMessage ??
+          (task.state === 'submitted' && task.brief === null ? 'the brief is being written' : ''));
     const line =
       `${shortId(task.id)}  ${task.assigneeName.padEnd(14)} ${task.mode.padEnd(5)} ` +
       `${stateColour(task.state.padEnd(TASK_STATE_WIDTH))}${note ? `  ${oneLine(note, excerpt)}` : ''}`;
@@ -195,7 +196,8 @@ export class GoalEventView {
     const { paint: p, excerpt } = this.options;
     const group = data.group;
     const state = p.blue(group.state);
-    const transition = data.previousState && data.previousState !== group.state ? `${data.previousState} → ${state}` : state;
+    const transition =
+      data.previousState && data.previousState !== group.state ? `${data.previousState} → ${state}` : state;
     const holder =
       group.currentSpeaker !== null
         ? `turn ${group.turn}/${group.maxTurns}, ${this.nameOf(group.currentSpeaker)} speaks`
@@ -211,7 +213,10 @@ export class GoalEventView {
 }
 
 /** The finished goal: its tasks, the conclusion in full, and what it cost. */
-export function summarizeGoal(goal: GoalV1, options: { paint: Paint; excerpt: number; offlineModel: boolean }): string[] {
+export function summarizeGoal(
+  goal: GoalV1,
+  options: { paint: Paint; excerpt: number; offlineModel: boolean },
+): string[] {
   const { paint: p, excerpt } = options;
   const lines: string[] = [];
   lines.push(p.bold(`Tasks (${goal.tasks.length}):`));
@@ -228,7 +233,7 @@ export function summarizeGoal(goal: GoalV1, options: { paint: Paint; excerpt: nu
   }
   lines.push('');
   lines.push(p.bold(`Conclusion (goal ${goal.status}${goal.statusReason ? `: ${goal.statusReason}` : ''}):`));
-  for (const line of (goal.conclusion ?? '(none)').split('\n')) lines.push(`  ${line}`);
+  for (const line of (goal.conclusion ?? '(none)').split('\n')) lines.push(line ? `  ${line}` : '');
   lines.push('');
   lines.push(p.bold('Usage:'));
   lines.push(`  ${usageLine(goal.usage)}`);

@@ -134,7 +134,10 @@ export interface EventStreamOptions {
  * whenever the connection breaks or the server ends a response. Stop early with `break` (or the signal): the
  * connection is closed either way.
  */
-export async function* followEventStream(url: string, options: EventStreamOptions = {}): AsyncGenerator<ServerSentEvent> {
+export async function* followEventStream(
+  url: string,
+  options: EventStreamOptions = {},
+): AsyncGenerator<ServerSentEvent> {
   const maxReconnects = options.maxReconnects ?? 5;
   let lastEventId = options.lastEventId;
   let delayMs = options.reconnectDelayMs ?? 500;

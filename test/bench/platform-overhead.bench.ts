@@ -358,7 +358,7 @@ class Observer {
       this.counter.subscribe('>', {
         callback: (_error, message) => {
           if (!this.counting) return;
-          const kind = categorize(message.subject);
+          const kind = categorize(message.subject, message.reply);
           this.natsSubjects.set(kind, (this.natsSubjects.get(kind) ?? 0) + 1);
         },
       }),
@@ -384,13 +384,19 @@ class Observer {
   }
 }
 
-function categorize(subject: string): string {
-  if (subject.startsWith('_INBOX.')) return 'replies and JetStream deliveries (_INBOX)';
-  if (subject.startsWith('$JS.ACK.')) return 'JetStream acks';
-  if (subject.startsWith('$JS.API.CONSUMER.MSG.NEXT')) return 'JetStream pull requests';
+/**
+ * What a message seen by a `>` subscriber is. A JetStream delivery to a pull consumer is routed to the consumer's
+ * inbox but keeps its stream subject, and carries a `$JS.ACK…` reply subject: that is how it is told apart from the
+ * original publish (which carries an `_INBOX` reply for its ack).
+ */
+function categorize(subject: string, reply: string | undefined): string {
+  if (reply?.startsWith('$JS.ACK.')) return 'JetStream deliveries to durable consumers';
+  if (subject.startsWith('_INBOX.')) return 'replies (requests, JetStream publish acks)';
+  if (subject.startsWith('$JS.ACK.')) return 'consumer acks';
+  if (subject.startsWith('$JS.API.CONSUMER.MSG.NEXT')) return 'pull requests';
   if (subject.startsWith('$JS.')) return 'JetStream API';
-  if (/^ioa\.agent\.[0-9a-f-]+\./.test(subject)) return subject.replace(/^ioa\.agent\.[0-9a-f-]+\./, 'ioa.agent.<id>.');
-  return subject;
+  const name = subject.replace(/^ioa\.agent\.[0-9a-f-]+\./, 'ioa.agent.<id>.');
+  return `\`${name}\``;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -829,7 +835,9 @@ function render(result: OverheadResult): string {
   // Per goal, net of what the platform does with no goal at all over the same time.
   const goals = sequential.goals.length;
   const { idle, busy } = result;
-  const net = (during: number, idleCount: number) => (during - (idleCount / idle.seconds) * busy.seconds) / goals;
+  // Clamped at zero: a service that does next to nothing per goal can come out slightly negative after the idle rate.
+  const net = (during: number, idleCount: number) =>
+    Math.max(0, (during - (idleCount / idle.seconds) * busy.seconds) / goals);
   const sqlRows = ['registry', 'chat', 'scheduler', 'all'].map((schema) => {
     const during = busy.sql.get(schema) ?? { statements: 0, busyMs: 0 };
     const quiet = idle.sql.get(schema) ?? { statements: 0, busyMs: 0 };

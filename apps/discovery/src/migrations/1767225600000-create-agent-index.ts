@@ -24,6 +24,11 @@ export class CreateAgentIndex1767225600000 implements MigrationInterface {
         "updated_at" timestamptz NOT NULL DEFAULT now(),
         CONSTRAINT "agent_index_dimension_matches" CHECK (vector_dims("embedding") = "dimension")
       )`);
+    // Keep vectors inside the row: a 384-float vector (1.5 KB) plus the card exceeds PostgreSQL's 2 KB TOAST
+    // threshold, and by default the vector (the largest value, storage EXTERNAL) would be moved out of line, so
+    // every distance computed from the table (exact searches, the distance in the select list) would fetch it from
+    // the TOAST table. With MAIN the compressible card moves out first and the vector stays inline.
+    await queryRunner.query(`ALTER TABLE "discovery"."agent_index" ALTER COLUMN "embedding" SET STORAGE MAIN`);
     await queryRunner.query(
       `CREATE INDEX "agent_index_skill_tags_idx" ON "discovery"."agent_index" USING gin ("skill_tags")`,
     );
