@@ -11,6 +11,7 @@ import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { CreateSchedulerTables1795312543981 } from './migrations/1795312543981-create-scheduler-tables.js';
 import { AddGoalWaitingForUser1795312543982 } from './migrations/1795312543982-add-goal-waiting-for-user.js';
 import { DropOutboxStream1795312543983 } from './migrations/1795312543983-drop-outbox-stream.js';
+import { AddGoalIdempotencyKey1795312543984 } from './migrations/1795312543984-add-goal-idempotency-key.js';
 import { schedulerConfig, type SchedulerConfig } from './scheduler.config.js';
 import { SchedulerSweeper } from './sweeper/scheduler-sweeper.js';
 import { TaskEntity } from './tasks/task.entity.js';
@@ -31,6 +32,7 @@ import { TasksModule } from './tasks/tasks.module.js';
         CreateSchedulerTables1795312543981,
         AddGoalWaitingForUser1795312543982,
         DropOutboxStream1795312543983,
+        AddGoalIdempotencyKey1795312543984,
       ],
     }),
     // Events are flushed after each commit; what a failure left behind is retried at the sweep interval.

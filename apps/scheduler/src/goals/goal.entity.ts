@@ -34,6 +34,10 @@ export class GoalEntity {
   @Column({ type: 'jsonb' })
   team: TeamMemberV1[];
 
+  /** The submitter's Idempotency-Key header, if any: a retry with the same key gets this goal back. */
+  @Column({ name: 'idempotency_key', type: 'varchar', length: 200, nullable: true })
+  idempotencyKey: string | null;
+
   @Column({ name: 'group_id', type: 'uuid', nullable: true })
   groupId: string | null;
 

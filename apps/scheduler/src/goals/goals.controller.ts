@@ -1,7 +1,8 @@
 import { Controller } from '@nestjs/common';
-import { Payload } from '@nestjs/microservices';
+import { Ctx, NatsContext, Payload } from '@nestjs/microservices';
 import {
   CancelGoalV1,
+  HEADER_IDEMPOTENCY_KEY,
   CancelGoalV1Request,
   GetGoalV1,
   GoalRefV1Request,
@@ -22,8 +23,8 @@ export class GoalsController {
   constructor(private readonly goals: GoalsService) {}
 
   @HandleRequest(SubmitGoalV1)
-  onSubmitGoal(@Payload() request: SubmitGoalV1Request): Promise<GoalV1> {
-    return this.goals.submit(request);
+  onSubmitGoal(@Payload() request: SubmitGoalV1Request, @Ctx() context: NatsContext): Promise<GoalV1> {
+    return this.goals.submit(request, context.getHeaders()?.get(HEADER_IDEMPOTENCY_KEY) || undefined);
   }
 
   @HandleRequest(GetGoalV1)

@@ -20,6 +20,7 @@ import {
   type TurnGrantedV1Event,
 } from '@ioa/contracts';
 import { expectEventually } from '@ioa/testing';
+import { requestContract } from '@ioa/messaging';
 import {
   anAgent,
   CODE_RUNNER,
@@ -196,6 +197,28 @@ describe('goals: teams, conversation, people, budgets, sub-teams and the event l
     expect(failed.statusReason).toMatch(/^No suitable agent for this goal after 3 attempts: /);
     expect(failed).toMatchObject({ team: [], groupId: null });
     expect(failed.usage.modelCalls).toBeGreaterThanOrEqual(3);
+  });
+
+  it('returns the first goal for a retried submission with the same Idempotency-Key', async () => {
+    const send = () =>
+      requestContract(harness.external, SubmitGoalV1, { goal: 'Bake a sourdough loaf once' } as SubmitGoalV1Request, {
+        timeoutMs: 10_000,
+        idempotencyKey: 'retry-me-1',
+      });
+    const [first, second] = await Promise.all([send(), send()]);
+    const third = await send();
+    expect(second.id).toBe(first.id);
+    expect(third.id).toBe(first.id);
+    const other = await requestContract(
+      harness.external,
+      SubmitGoalV1,
+      { goal: 'Bake a sourdough loaf once' } as SubmitGoalV1Request,
+      {
+        timeoutMs: 10_000,
+        idempotencyKey: 'retry-me-2',
+      },
+    );
+    expect(other.id).not.toBe(first.id);
   });
 
   it('lets a person answer the team and follow up on a concluded goal, which re-opens it', async () => {

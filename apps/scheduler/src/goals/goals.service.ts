@@ -39,12 +39,35 @@ export class GoalsService {
    * Stores the goal (`submitted`) and replies at once; the team forms in the background. A goal with
    * `parentTaskId` is a sub-team's goal: one level deeper than the parent task's goal, refused beyond `maxDepth`.
    */
-  async submit(request: SubmitGoalV1Request): Promise<GoalV1> {
-    const goal = await this.transactions.run(async (unit) => {
+  async submit(request: SubmitGoalV1Request, idempotencyKey?: string): Promise<GoalV1> {
+    if (idempotencyKey) {
+      const earlier = await this.findByIdempotencyKey(idempotencyKey);
+      if (earlier) return this.get(earlier.id);
+    }
+    let goal: GoalEntity;
+    try {
+      goal = await this.createGoal(request, idempotencyKey ?? null);
+    } catch (error) {
+      // Two retries racing with the same key: the unique index lets one insert win; the other returns its goal.
+      const winner = idempotencyKey ? await this.findByIdempotencyKey(idempotencyKey) : null;
+      if (!winner) throw error;
+      return this.get(winner.id);
+    }
+    if (goal.status === 'submitted') this.formation.start(goal.id);
+    return this.get(goal.id);
+  }
+
+  private findByIdempotencyKey(idempotencyKey: string): Promise<GoalEntity | null> {
+    return this.transactions.manager.findOneBy(GoalEntity, { idempotencyKey });
+  }
+
+  private createGoal(request: SubmitGoalV1Request, idempotencyKey: string | null): Promise<GoalEntity> {
+    return this.transactions.run(async (unit) => {
       const now = new Date();
       const goal = unit.manager.create(GoalEntity, {
         id: randomUUID(),
         goal: request.goal,
+        idempotencyKey,
         status: 'submitted',
         statusReason: null,
         requestedMembers: request.members?.length ? [...new Set(request.members.map((member) => member.trim()))] : null,
@@ -80,8 +103,6 @@ export class GoalsService {
       await this.goals.recordStatus(unit, goal, null);
       return goal;
     });
-    if (goal.status === 'submitted') this.formation.start(goal.id);
-    return this.get(goal.id);
   }
 
   /**
