@@ -148,15 +148,13 @@ describe('registry → discovery, end to end', () => {
     const dataSource = discovery.get(DataSource);
     await dataSource.query(`DELETE FROM "discovery"."agent_index" WHERE "agent_id" = $1`, [cards.forecaster.id]);
     const ghost = sampleCard('forecaster', { name: 'ghost-forecaster' });
-    await discovery
-      .get(AgentIndexRepository)
-      .upsert({
-        card: ghost,
-        skillTags: ['weather'],
-        embedding: new Array<number>(384).fill(0.05),
-        model: 'local-hash-v1',
-        dimension: 384,
-      });
+    await discovery.get(AgentIndexRepository).upsert({
+      card: ghost,
+      skillTags: ['weather'],
+      embedding: new Array<number>(384).fill(0.05),
+      model: 'local-hash-v1',
+      dimension: 384,
+    });
     await discovery.close();
 
     discovery = await createService(DiscoveryModule, { name: 'discovery', logger: false });

@@ -34,7 +34,7 @@ export interface DemoContext {
  * The sample goal: three steps for three different agents. With the offline model the leader gives the code and
  * the question to the code runner and the document researcher as two asynchronous tasks running side by side,
  * pauses until both are done, then has the writer compose the report (a synchronous task) and concludes with it.
- * test/bench/model-tokens.bench.ts measures this same goal: keep the two in step.
+ * test/bench/model-tokens.bench.ts measures the model calls and tokens of this goal (with SAMPLE_AGENTS registered).
  */
 export const DEMO_GOAL =
   'Run `console.log(6 * 7)`, then find in the documents how agent presence works, and write a short report.';
@@ -60,7 +60,8 @@ const DEMO_OWNER = 'ioa-demo';
 /**
  * Sample agents that join as external agents would. They only register (they serve no tasks): they are there so
  * that discovery has something to rank and team formation has to choose — none of them fits the sample goal.
- * Also the contract tests' sample of valid cards (deploy/contract/contract-artefacts.spec.ts).
+ * Also the contract tests' sample of valid cards (deploy/contract/contract-artefacts.spec.ts) and the token benchmark's
+ * distractors (test/bench/model-tokens.bench.ts).
  */
 export const SAMPLE_AGENTS: RegisterAgentV1Request[] = [
   sampleAgent('contract-translator', 'Translates legal and business documents between English, French and German.', {
@@ -233,7 +234,7 @@ async function demoGoal({ gatewayUrl, say }: DemoContext, p: Paint, options: Goa
           break;
         }
       }
-      if (!droppedOnPurpose) break; // the goal ended before its first message: nothing to resume
+      if (!droppedOnPurpose) break; // the goal ended before handing out tasks: nothing left to resume
     }
   } catch (error) {
     if (deadline.aborted) {
@@ -241,9 +242,12 @@ async function demoGoal({ gatewayUrl, say }: DemoContext, p: Paint, options: Goa
       throw new Error(
         `the goal did not finish within ${options.deadlineMs / 1000} s ` +
           `(status ${goal?.status ?? 'unknown'}, ${lastSeq} events received; IOA_DEMO_DEADLINE_SECONDS sets the limit)`,
+        { cause: error },
       );
     }
-    if (error instanceof EventStreamError) throw new Error(`the event stream failed: ${error.message}`);
+    if (error instanceof EventStreamError) {
+      throw new Error(`the event stream failed: ${error.message}`, { cause: error });
+    }
     throw error;
   }
 

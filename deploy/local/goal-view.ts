@@ -20,14 +20,14 @@ import {
 
 /** ANSI colours, or nothing at all (output to a file or a pipe, or `NO_COLOR`). */
 export interface Paint {
-  dim(text: string): string;
-  bold(text: string): string;
-  red(text: string): string;
-  green(text: string): string;
-  yellow(text: string): string;
-  blue(text: string): string;
-  magenta(text: string): string;
-  cyan(text: string): string;
+  dim: (text: string) => string;
+  bold: (text: string) => string;
+  red: (text: string) => string;
+  green: (text: string) => string;
+  yellow: (text: string) => string;
+  blue: (text: string) => string;
+  magenta: (text: string) => string;
+  cyan: (text: string) => string;
 }
 
 export function paint(enabled: boolean): Paint {

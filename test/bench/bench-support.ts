@@ -50,7 +50,14 @@ export const ms = (value: number) =>
   value >= 100 ? `${value.toFixed(0)} ms` : `${value.toFixed(value >= 10 ? 1 : 2)} ms`;
 export const p50p99 = (d: Distribution) => `${ms(d.p50)} / ${ms(d.p99)}`;
 export const perSecond = (value: number) => `${value.toFixed(value >= 100 ? 0 : 1)}/s`;
-export const ratio = (value: number) => (Number.isFinite(value) ? value.toFixed(value >= 10 ? 1 : 3) : 'n/a');
+/** A ratio with sensible precision: `1877`, `58.0`, `1.387`, `0.0060` (two significant digits below one). */
+export const ratio = (value: number) => {
+  if (!Number.isFinite(value)) return 'n/a';
+  if (value >= 100) return value.toFixed(0);
+  if (value >= 10) return value.toFixed(1);
+  if (value >= 1) return value.toFixed(3);
+  return value.toPrecision(2);
+};
 
 /** Elapsed milliseconds since `from` (`performance.now()` timestamps). */
 export const since = (from: number) => performance.now() - from;
@@ -218,7 +225,9 @@ export async function updateBenchmarksDoc(
     [
       open,
       intro.trim(),
-      ...keys.map((name) => `<!-- bench:${section}:${name} -->\n${blocks.get(name)}\n<!-- /bench:${section}:${name} -->`),
+      ...keys.map(
+        (name) => `<!-- bench:${section}:${name} -->\n${blocks.get(name)}\n<!-- /bench:${section}:${name} -->`,
+      ),
       close,
     ].join('\n\n'),
   );

@@ -557,7 +557,8 @@ chat's \`MessagePostedV1\` events and the same concurrency (${GROUPS} closed-loo
 (publish the next message when the previous one arrived), and **JetStream** publish awaiting the ack (with a
 message id, into a stream configured like the chat's: file storage, 2-minute duplicate window). The ratios divide
 the chat's figure by the raw one measured minutes apart on the same machine, which is what makes them comparable
-on a shared, noisy machine.
+on a shared, noisy machine: absolute rates can differ by a factor of two from one run to the next there, the
+ratios much less.
 
 **How to read it.** Everything but nats-server (and the native PostgreSQL server) runs in one Node.js process on
 one event loop: the chat service, the 400 members, the observer and, for PGlite, the database itself (WebAssembly,

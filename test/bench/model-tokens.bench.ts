@@ -3,16 +3,19 @@ import { describe, expect, it } from '@jest/globals';
 import type { INestMicroservice } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
+  AgentIndexedV1,
   GetGoalV1,
   ListAgentsV1,
   ListMessagesV1,
   PostGoalMessageV1,
+  RegisterAgentV1,
   SubmitGoalV1,
   type ChatMessageV1,
   type GoalV1,
   type ListAgentsV1Response,
   type ListMessagesV1Response,
   type ModelUsageV1,
+  type RegisterAgentV1Response,
 } from '@ioa/contracts';
 import { createService } from '@ioa/messaging';
 import { estimateTokens, LANGUAGE_MODEL, type LanguageModel, type ModelCall, type ModelPurpose } from '@ioa/llm';
@@ -22,6 +25,7 @@ import { ChatModule } from '../../apps/chat/src/chat.module.js';
 import { DiscoveryModule } from '../../apps/discovery/src/discovery.module.js';
 import { RegistryModule } from '../../apps/registry/src/registry.module.js';
 import { SchedulerModule } from '../../apps/scheduler/src/scheduler.module.js';
+import { DEMO_GOAL, SAMPLE_AGENTS } from '../../deploy/local/demo-client.js';
 import {
   benchCommand,
   benchLog,
@@ -56,14 +60,7 @@ const log = benchLog('tokens');
 const SECTION = 'model-tokens';
 const FOLLOW_UPS = Math.max(0, Math.round(Number(process.env.BENCH_FOLLOW_UPS ?? 5)));
 
-/**
- * The demo goal. deploy/local/demo-client.ts does not define one yet (it still demonstrates the agents API), so
- * this is the goal of the end-to-end test of the built-in agents (test/agent-host.e2e-spec.ts): two different agents
- * doing asynchronous work (code runner, document researcher), then the writer's report. Keep them in step when the
- * demo gets its goal.
- */
-const DEMO_GOAL =
-  'Run `console.log(6 * 7)`, then find in the documents how agent presence works, and write a short report.';
+/** The built-in agents, named as members for the conversation that grows with follow-ups. */
 const DEMO_MEMBERS = ['code-runner', 'doc-researcher', 'writer'];
 
 /** A person's follow-ups: each re-opens the concluded group and asks for another round of work. */
@@ -199,7 +196,7 @@ interface VariantFigures {
 
 describe('bench: model calls and tokens per goal', () => {
   it(
-    'the demo goal with explicit members, with team formation, and a conversation grown by follow-ups',
+    'the demo goal as npm run demo runs it, then a conversation grown by follow-ups',
     async () => {
       const started = performance.now();
       const loadBefore = loadAverage();
@@ -317,8 +314,26 @@ describe('bench: model calls and tokens per goal', () => {
           return { variant, goal, calls, transcript, rounds };
         };
 
-        const explicit = await runVariant('explicit members', DEMO_MEMBERS, FOLLOW_UPS);
-        const formed = await runVariant('autonomous team formation', undefined, 0);
+        // As `npm run demo` does: the sample agents join first (none fits the goal), so team formation has to choose.
+        log(`registering the demo's ${SAMPLE_AGENTS.length} sample agents and waiting for discovery to index them`);
+        const indexed = new Set<string>();
+        const watch = connection.subscribe(AgentIndexedV1.subject, {
+          callback: (_error, message) => {
+            indexed.add((JSON.parse(new TextDecoder().decode(message.data)) as { agentId: string }).agentId);
+          },
+        });
+        const sampleIds: string[] = [];
+        for (const card of SAMPLE_AGENTS) {
+          sampleIds.push((await ok<RegisterAgentV1Response>(RegisterAgentV1.subject, card)).agent.id);
+        }
+        await expectEventually(() => sampleIds.every((id) => indexed.has(id)), {
+          timeoutMs: 60_000,
+          message: 'discovery indexes the sample agents',
+        });
+        watch.unsubscribe();
+
+        const formed = await runVariant('the demo: team formed by the scheduler', undefined, 0);
+        const explicit = await runVariant('explicit members, growing conversation', DEMO_MEMBERS, FOLLOW_UPS);
         const markdown = render({
           explicit,
           formed,
@@ -329,6 +344,7 @@ describe('bench: model calls and tokens per goal', () => {
         });
         process.stdout.write(`\n${markdown}\n\n`);
         await updateBenchmarksDoc(SECTION, INTRO, 'offline-model', markdown, ['offline-model']);
+        expect(formed.goal.status).toBe('completed');
         expect(explicit.goal.status).toBe('completed');
       } finally {
         await external?.close();
@@ -362,7 +378,7 @@ const INTRO = `
 ## Model calls and tokens per goal: bounded prompts against full history
 
 \`\`\`bash
-npm run bench:tokens                       # the demo goal, then ${FOLLOW_UPS} follow-ups; then the goal with team formation
+npm run bench:tokens                       # the demo goal as npm run demo runs it; then ${FOLLOW_UPS} follow-ups on it
 BENCH_FOLLOW_UPS=2 npm run bench:tokens    # a shorter conversation
 \`\`\`
 
@@ -371,12 +387,12 @@ Code: \`test/bench/model-tokens.bench.ts\`.
 **What it does.** The whole platform (registry, discovery, chat, scheduler, agent-host with the built-in code
 runner, document researcher and writer) runs in one process on PGlite with the offline model, and every model call
 of every service is recorded as it is made: purpose, the agent it speaks or works for, the usage the model reports,
-and the prompt. The goal is the demo goal — \`${DEMO_GOAL.replace(/`/g, '')}\` — with the members
-${DEMO_MEMBERS.map((name) => `\`${name}\``).join(', ')} (the code runner's and researcher's tasks are asynchronous, the writer's is
-sync). \`deploy/local/demo-client.ts\` defines no goal yet, so this is the goal of \`test/agent-host.e2e-spec.ts\`. A
-person then posts ${FOLLOW_UPS} follow-ups (each re-opens the concluded group for another round of code, research and
-report), which grows the conversation. Finally the same goal runs once more without members, so the scheduler forms
-the team itself (\`team.queries\`, \`team.pick\`).
+and the prompt. First the demo exactly as \`npm run demo\` runs it: its ${SAMPLE_AGENTS.length} sample agents join, and
+\`DEMO_GOAL\` from \`deploy/local/demo-client.ts\` — \`${DEMO_GOAL.replace(/`/g, '')}\` — is submitted without members,
+so the scheduler forms the team (\`team.queries\`, \`team.pick\`); with the offline model the code runner and the
+document researcher get asynchronous tasks and the writer a synchronous one. Then the same goal with the members
+named (${DEMO_MEMBERS.map((name) => `\`${name}\``).join(', ')}), after which a person posts ${FOLLOW_UPS} follow-ups, each
+re-opening the concluded group for another round of code, research and report: the conversation grows.
 
 **Tokens are estimates.** The offline model counts words / 0.75 as tokens — of the rendered prompt (the
 instructions plus the structured input as JSON) and of the output as JSON — the rule of thumb for English with BPE
@@ -386,9 +402,11 @@ the constant.
 **The comparison with IoA.** IoA sent the whole group history with every call. Here, a turn gets the last 12
 messages (and at most 48,000 characters) plus the task ledger, and a brief the last messages the scheduler reads. For
 each call that carries a chat window (\`turn.move\`, \`conclusion\`, \`task.brief\`) the bench rebuilds the same prompt
-with the window replaced by the full transcript up to that window's newest message, and counts it the same way; the
-other calls (\`writer.report\`, \`task.delegate\`, team formation) carry no history and count the same on both sides.
-The sum over calls is what full-history prompting would cost for the same conversation.
+with the window replaced by the full transcript up to that window's newest message (messages at full length), and
+counts it the same way; the other calls (\`writer.report\`, \`task.delegate\`, team formation) carry no history and
+count the same on both sides. The sum over calls is what full-history prompting would cost for the same
+conversation. IoA had no task ledger (results reached the prompt only as chat messages), so a second column drops
+the ledger from the full-history prompts: IoA's shape.
 `;
 
 interface TokensReport {
@@ -418,8 +436,8 @@ function usageRows(calls: RecordedCall[], key: (call: RecordedCall) => string): 
 
 function render(report: TokensReport): string {
   const { explicit, formed } = report;
-  const first = explicit.calls.filter((call) => call.round === 0);
-  const goalRound = explicit.rounds[0];
+  const demo = formed.rounds[0];
+  const named = explicit.rounds[0];
   const total = (rounds: RoundFigures[], pick: (round: RoundFigures) => number) => sum(rounds.map(pick));
   const ours = total(explicit.rounds, (round) => round.promptTokens);
   const ioa = total(explicit.rounds, (round) => round.fullHistoryPromptTokens);
@@ -436,39 +454,29 @@ function render(report: TokensReport): string {
     `- Database: ${report.databaseVersion}; nats-server 2.9, local; model: offline (tokens = words / 0.75)`,
     `- Command: \`${benchCommand('bench:tokens')}\` (${FOLLOW_UPS} follow-ups; whole run ${Math.round(report.seconds)} s)`,
     '',
-    `**The demo goal, explicit members** (goal \`${explicit.goal.status}\`, ${goalRound.messages} messages, ` +
-      `${explicit.goal.tasks.filter((task) => task.state === 'completed').length} tasks completed over all rounds): ` +
-      `**${goalRound.calls} model calls, ${thousands(goalRound.promptTokens)} prompt + ${thousands(goalRound.completionTokens)} ` +
-      `completion tokens** for the goal itself; the scheduler's own account of the goal after all rounds: ` +
-      `${explicit.goal.usage.modelCalls} calls, ${thousands(explicit.goal.usage.promptTokens)} + ` +
-      `${thousands(explicit.goal.usage.completionTokens)} tokens (it counts the usage that moves and task reports carry).`,
+    `**The demo goal, as \`npm run demo\` runs it** (the scheduler formed the team ` +
+      `${formed.goal.team.map((member) => `\`${member.name}\``).join(', ')} among ${SAMPLE_AGENTS.length + 3} agents; goal ` +
+      `\`${formed.goal.status}\` with ${demo.messages} messages and ${formed.goal.tasks.length} tasks in ${demo.seconds.toFixed(1)} s): ` +
+      `**${demo.calls} model calls, ${thousands(demo.promptTokens)} prompt + ${thousands(demo.completionTokens)} completion ` +
+      `tokens**. The scheduler's own account of the goal: ${formed.goal.usage.modelCalls} calls, ` +
+      `${thousands(formed.goal.usage.promptTokens)} + ${thousands(formed.goal.usage.completionTokens)} tokens.`,
     '',
-    '| purpose (the goal, before follow-ups) | calls | prompt tokens | completion tokens |',
+    '| purpose | calls | prompt tokens | completion tokens |',
     '| --- | ---: | ---: | ---: |',
-    ...usageRows(first, (call) => call.purpose),
+    ...usageRows(formed.calls, (call) => call.purpose),
     '',
-    '| agent (the goal, before follow-ups) | calls | prompt tokens | completion tokens |',
+    '| agent (whom the call speaks or works for) | calls | prompt tokens | completion tokens |',
     '| --- | ---: | ---: | ---: |',
-    ...usageRows(first, (call) =>
-      call.purpose === 'task.brief' ? `${call.agent} (brief written by the scheduler)` : call.agent,
+    ...usageRows(formed.calls, (call) =>
+      call.purpose === 'task.brief' ? `${call.agent} (its brief, written by the scheduler)` : call.agent,
     ),
     '',
-    `**With autonomous team formation** (no members given; the scheduler picked ${formed.goal.team.map((member) => `\`${member.name}\``).join(', ')}; ` +
-      `goal \`${formed.goal.status}\`): ${formed.rounds[0].calls} model calls, ${thousands(formed.rounds[0].promptTokens)} prompt + ` +
-      `${thousands(formed.rounds[0].completionTokens)} completion tokens — team formation: ` +
-      groupBy(
-        formed.calls.filter((call) => call.purpose.startsWith('team.')),
-        (call) => call.purpose,
-      )
-        .map(
-          ([purpose, group]) =>
-            `${purpose} ${group.length} call(s), ${thousands(sum(group.map((call) => call.usage.promptTokens)))} prompt tokens`,
-        )
-        .join('; ') +
-      '.',
+    `With the members named (no team formation): ${named.calls} calls, ${thousands(named.promptTokens)} prompt + ` +
+      `${thousands(named.completionTokens)} completion tokens.`,
     '',
-    `**Bounded window against full history, as the conversation grows** (the same goal, then ${FOLLOW_UPS} follow-ups; ` +
-      'prompt tokens; *full history* = the same calls with the whole transcript instead of the window):',
+    `**Bounded window against full history, as the conversation grows** (the goal with named members, then ` +
+      `${FOLLOW_UPS} follow-ups; prompt tokens; _full history_ = the same calls with the whole transcript in place of ` +
+      'the window):',
     '',
     "| round | messages at the end | transcript tokens | model calls (with a window) | prompt tokens: bounded | full history | full history, no ledger (IoA's shape) | cumulative: bounded | full history | no ledger | full ÷ bounded (cumulative) |",
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
@@ -496,14 +504,17 @@ function render(report: TokensReport): string {
     `Over the whole conversation (${explicit.transcript.length} messages, ${explicit.rounds.length} rounds): ` +
       `${thousands(ours)} prompt tokens with the bounded window against ${thousands(ioa)} with the full transcript in ` +
       `its place (**${ratio(ioa / ours)}×**), or ${thousands(ioaShape)} (${ratio(ioaShape / ours)}×) in IoA's shape ` +
-      `(full transcript, no ledger). For the demo goal alone (${goalRound.messages} messages) the 12-message window ` +
-      `${goalRound.fullHistoryPromptTokens > goalRound.promptTokens ? 'bites a little' : 'does not bite at all'}: ` +
-      `${thousands(goalRound.promptTokens)} against ${thousands(goalRound.fullHistoryPromptTokens)} tokens. In the last ` +
-      `round a \`turn.move\` prompt carried on average ${thousands(lastRound.turnPrompt.window)} tokens of chat window and ` +
-      `${thousands(lastRound.turnPrompt.ledger)} of task ledger, against ${thousands(goalRound.turnPrompt.window)} and ` +
-      `${thousands(goalRound.turnPrompt.ledger)} in the first: the window is bounded by message count and characters, ` +
-      'the ledger grows with every task of the group until its own cap (40 tasks, each result up to 2,000 ' +
-      'characters: some 80,000 characters).',
+      `(full transcript, no ledger). For the goal alone (${named.messages} messages) the 12-message window ` +
+      `${named.fullHistoryPromptTokens > named.promptTokens ? 'bites a little' : 'does not bite at all'}: ` +
+      `${thousands(named.promptTokens)} against ${thousands(named.fullHistoryPromptTokens)} tokens` +
+      (named.fullHistoryWithoutLedger < named.promptTokens
+        ? ` — and IoA's shape would be cheaper (${thousands(named.fullHistoryWithoutLedger)}), since our prompts also carry the ledger.`
+        : '.') +
+      ` In the last round a \`turn.move\` prompt carried on average ${thousands(lastRound.turnPrompt.window)} tokens of chat ` +
+      `window and ${thousands(lastRound.turnPrompt.ledger)} of task ledger, against ${thousands(named.turnPrompt.window)} and ` +
+      `${thousands(named.turnPrompt.ledger)} in the first: the window is bounded by message count and characters, the ` +
+      'ledger grows with every task of the group until its own cap (40 tasks, each result up to 2,000 characters: some ' +
+      '80,000 characters).',
   ];
   return lines.join('\n');
 }

@@ -769,7 +769,7 @@ raw NATS (an analyst, an archivist, a writer) that answer every task instantly: 
 \`completed\`. So all the time measured is the platform's. Each goal names its members
 (\`${AGENTS.map((card) => card.name).join('`, `')}\`) and runs the offline flow: turn 1 the leader assigns two async
 tasks, turn 2 it pauses on them (or, when they have already finished, goes straight on), then a sync task to the
-writer, then the conclusion — 3–4 turns, 3 tasks, about 14 messages. After ${WARMUP_GOALS} warm-up goals:
+writer, then the conclusion — 3–4 turns and 3 tasks. After ${WARMUP_GOALS} warm-up goals:
 ${SEQUENTIAL_GOALS} goals one at a time (the breakdown), then ${CONCURRENT_GOALS} goals with ${CONCURRENCY} in flight.
 
 **Where the numbers come from.** An observer on its own NATS connection timestamps every chat and scheduler event;

@@ -11,3 +11,4 @@ export * from './handler.decorators.js';
 export * from './health.js';
 export * from './messaging.module.js';
 export * from './create-service.js';
+export * from './request-headers.js';

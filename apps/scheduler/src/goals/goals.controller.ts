@@ -2,7 +2,6 @@ import { Controller } from '@nestjs/common';
 import { Ctx, NatsContext, Payload } from '@nestjs/microservices';
 import {
   CancelGoalV1,
-  HEADER_IDEMPOTENCY_KEY,
   CancelGoalV1Request,
   GetGoalV1,
   GoalRefV1Request,
@@ -15,7 +14,7 @@ import {
   type GoalV1,
   type ListGoalEventsV1Response,
 } from '@ioa/contracts';
-import { HandleRequest } from '@ioa/messaging';
+import { HandleRequest, idempotencyKeyOf } from '@ioa/messaging';
 import { GoalsService } from './goals.service.js';
 
 @Controller()
@@ -24,7 +23,7 @@ export class GoalsController {
 
   @HandleRequest(SubmitGoalV1)
   onSubmitGoal(@Payload() request: SubmitGoalV1Request, @Ctx() context: NatsContext): Promise<GoalV1> {
-    return this.goals.submit(request, context.getHeaders()?.get(HEADER_IDEMPOTENCY_KEY) || undefined);
+    return this.goals.submit(request, idempotencyKeyOf(context));
   }
 
   @HandleRequest(GetGoalV1)

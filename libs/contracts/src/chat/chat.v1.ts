@@ -31,7 +31,14 @@ import { ModelUsageV1 } from '../common/usage.v1.js';
  */
 export const CHAT_EVENTS_STREAM = 'IOA_CHAT_EVENTS';
 
-export const GROUP_STATES = ['discussing', 'awaiting_sync_tasks', 'paused', 'concluding', 'concluded', 'failed'] as const;
+export const GROUP_STATES = [
+  'discussing',
+  'awaiting_sync_tasks',
+  'paused',
+  'concluding',
+  'concluded',
+  'failed',
+] as const;
 export type GroupState = (typeof GROUP_STATES)[number];
 
 /** Moves a member may propose (IoA's message vocabulary). */

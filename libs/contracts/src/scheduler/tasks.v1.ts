@@ -7,7 +7,15 @@ import { ModelUsageV1 } from '../common/usage.v1.js';
 export const SCHEDULER_EVENTS_STREAM = 'IOA_SCHEDULER_EVENTS';
 
 /** A2A task states. `completed`, `failed`, `canceled` and `rejected` are terminal. */
-export const TASK_STATES = ['submitted', 'working', 'input-required', 'completed', 'failed', 'canceled', 'rejected'] as const;
+export const TASK_STATES = [
+  'submitted',
+  'working',
+  'input-required',
+  'completed',
+  'failed',
+  'canceled',
+  'rejected',
+] as const;
 export type TaskState = (typeof TASK_STATES)[number];
 export const TERMINAL_TASK_STATES: readonly TaskState[] = ['completed', 'failed', 'canceled', 'rejected'];
 
@@ -141,7 +149,7 @@ export const ReportTaskV1 = requestContract<ReportTaskV1Request, TaskV1>({
   owner: 'scheduler',
   request: ReportTaskV1Request,
   response: TaskV1,
-  summary: "An assignee reports progress or the outcome of its task.",
+  summary: 'An assignee reports progress or the outcome of its task.',
   since: '1',
 });
 
