@@ -82,15 +82,26 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     await this.flush();
   }
 
+  /**
+   * Publishes the rows that existed when the pass began. Rows committed meanwhile belong to the flush their writer
+   * asked for (queued behind this one): without that bound a busy service's pass never ends, and a writer awaiting
+   * its flush before replying waits for everybody else's events too.
+   */
   private async drain(): Promise<void> {
+    const watermark = await this.outbox.newestId();
+    if (watermark === null) return;
     while (!this.closed) {
       let failure: Failure | undefined;
-      const claimed = await this.outbox.claimOldest(this.batchSize, async (rows) => {
-        const outcome = await this.publishInOrder(rows);
-        failure = outcome.failure;
-        // Only the acknowledged prefix counts as published: later events wait for the failed one, keeping the order.
-        return outcome.published;
-      });
+      const claimed = await this.outbox.claimOldest(
+        this.batchSize,
+        async (rows) => {
+          const outcome = await this.publishInOrder(rows);
+          failure = outcome.failure;
+          // Only the acknowledged prefix counts as published: later events wait for the failed one, keeping the order.
+          return outcome.published;
+        },
+        watermark,
+      );
       if (failure) {
         this.reportFailure(`publish ${failure.subject}`, failure.error);
         return;

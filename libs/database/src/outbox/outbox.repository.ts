@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, In, type EntityManager } from 'typeorm';
+import { DataSource, In, LessThanOrEqual, type EntityManager } from 'typeorm';
 import { OutboxEventEntity } from './outbox-event.entity.js';
 import { subjectOf, type OutboxMessage } from './outbox-message.js';
 
@@ -27,16 +27,27 @@ export class OutboxRepository {
     return this.dataSource.manager.exists(OutboxEventEntity);
   }
 
+  /** The id of the newest row, or null when the outbox is empty. */
+  async newestId(): Promise<string | null> {
+    const newest = await this.dataSource.manager.find(OutboxEventEntity, {
+      select: { id: true },
+      order: { id: 'DESC' },
+      take: 1,
+    });
+    return newest[0]?.id ?? null;
+  }
+
   /**
-   * Locks the oldest rows (`FOR UPDATE`, without SKIP LOCKED), hands them to `publish`, and deletes the ones it
+   * Locks the oldest rows (up to `upToId`) (`FOR UPDATE`, without SKIP LOCKED), hands them to `publish`, and deletes the ones it
    * reports published (a prefix: `publish` returns how many), in one transaction. A second replica claiming at the
    * same time waits for the first and then finds those rows gone: every event is published by one replica, in id
    * order — which matters to core NATS subscribers, who see every publish (JetStream's de-duplication only protects
    * the stream). Returns how many rows were claimed.
    */
-  claimOldest(limit: number, publish: (rows: OutboxEventEntity[]) => Promise<number>): Promise<number> {
+  claimOldest(limit: number, publish: (rows: OutboxEventEntity[]) => Promise<number>, upToId: string): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
       const rows = await manager.find(OutboxEventEntity, {
+        where: { id: LessThanOrEqual(upToId) },
         order: { id: 'ASC' },
         take: limit,
         lock: { mode: 'pessimistic_write' },
