@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import {
   ContractError,
   GetGroupV1,
+  type GroupV1,
   ProposeMoveV1,
   TurnGrantedV1,
   type AgentCardV1,
@@ -190,10 +191,13 @@ export class PlatformCommunicatorService implements OnApplicationBootstrap {
         return { kind: 'moved', type: move.type, attempts: attempt, usage };
       } catch (error) {
         const refusal = error instanceof ContractError ? error : new ContractError('INTERNAL', String(error));
-        if (await this.turnHasMovedOn(event)) {
+        const group = await this.currentGroup(event);
+        if (group && (group.turn !== event.turn || group.currentSpeaker !== event.speakerId)) {
           this.usage.record(usage, { goalId: event.goalId, agentId: event.speakerId });
           return { kind: 'dropped', reason: `the turn moved on (${refusal.message})` };
         }
+        // Retry against the ledger as it is now: a move is often refused because a task finished meanwhile.
+        if (group) input.tasks = group.tasks;
         if (REJECTIONS.has(refusal.code)) {
           const details = refusal.details === undefined ? '' : ` Details: ${JSON.stringify(refusal.details)}`;
           input.rejection = truncate(
@@ -210,13 +214,12 @@ export class PlatformCommunicatorService implements OnApplicationBootstrap {
     return { kind: 'dropped', reason: `no acceptable move after ${attempts} attempts` };
   }
 
-  /** True when the group is no longer waiting for this speaker's move in this turn (a stale or answered turn). */
-  private async turnHasMovedOn(event: TurnGrantedV1Event): Promise<boolean> {
+  /** The group as the chat sees it now, or undefined when it cannot tell (the chat refuses a stale move anyway). */
+  private async currentGroup(event: TurnGrantedV1Event): Promise<GroupV1 | undefined> {
     try {
-      const group = await this.client.request(GetGroupV1, { groupId: event.groupId });
-      return group.turn !== event.turn || group.currentSpeaker !== event.speakerId;
+      return await this.client.request(GetGroupV1, { groupId: event.groupId });
     } catch {
-      return false; // cannot tell: try again, the chat will refuse a stale move anyway
+      return undefined;
     }
   }
 }
