@@ -10,6 +10,7 @@ import {
   SubmitGoalV1,
   type AgentCardV1,
   type ErrorCode,
+  type GroupTaskV1,
   type ProposeMoveV1Request,
   type RegisterAgentV1Request,
   type ReportTaskV1Request,
@@ -136,8 +137,8 @@ export interface FakeChat {
   proposals: ProposeMoveV1Request[];
   /** Answers to the next proposals (accept when empty). */
   script: Array<'accept' | FakeRefusal>;
-  /** What GetGroupV1 says about a group's turn (default: still the proposing speaker's turn). */
-  groups: Map<string, { turn: number; currentSpeaker: string | null }>;
+  /** What GetGroupV1 says about a group's turn and ledger (default: still the proposing speaker's turn). */
+  groups: Map<string, { turn: number; currentSpeaker: string | null; tasks?: GroupTaskV1[] }>;
 }
 
 export function startFakeChat(connection: NatsConnection): FakeChat {
@@ -151,7 +152,9 @@ export function startFakeChat(connection: NatsConnection): FakeChat {
   });
   serve(connection, GetGroupV1.subject, (request: { groupId: string }) => {
     const group = chat.groups.get(request.groupId);
-    return group ? { id: request.groupId, ...group } : refuse('NOT_FOUND', `Group "${request.groupId}" does not exist`);
+    return group
+      ? { id: request.groupId, tasks: [], ...group }
+      : refuse('NOT_FOUND', `Group "${request.groupId}" does not exist`);
   });
   return chat;
 }
