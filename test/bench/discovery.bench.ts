@@ -13,7 +13,7 @@ import { startEmbeddedPostgres, startNatsServer, type EmbeddedNats } from '@ioa/
 import { createService, requestContract } from '@ioa/messaging';
 import { connectRaw } from '@ioa/testing';
 import { DiscoveryModule } from '../../apps/discovery/src/discovery.module.js';
-import { LocalHashEmbedder } from '../../apps/discovery/src/embedding/local-hash-embedder.js';
+import { LocalHashEmbedder } from '@ioa/embeddings';
 import { cardDocument, skillTags, toVectorLiteral } from '../../apps/discovery/src/indexing/card-document.js';
 import {
   createHnswIndexSql,

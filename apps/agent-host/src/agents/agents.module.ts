@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
+import { EMBEDDER, LocalHashEmbedder } from '@ioa/embeddings';
 import { LlmModule } from '@ioa/llm';
 import { agentHostConfig, type AgentHostConfig } from '../agent-host.config.js';
 import { CodeRunnerAgent } from './code-runner/code-runner.agent.js';
 import { DocResearcherAgent } from './doc-researcher/doc-researcher.agent.js';
 import { DocumentIndexRepository } from './doc-researcher/document-index.repository.js';
 import { DocumentIndexService } from './doc-researcher/document-index.service.js';
-import { HashingTextEmbedder, TEXT_EMBEDDER } from './doc-researcher/text-embedder.js';
 import { HOSTED_AGENTS, type HostedAgent } from './hosted-agent.js';
 import { WriterAgent } from './writer/writer.agent.js';
 
@@ -18,8 +18,8 @@ import { WriterAgent } from './writer/writer.agent.js';
     WriterAgent,
     DocumentIndexRepository,
     DocumentIndexService,
-    // Minimal local embedder until discovery's moves to a library (see text-embedder.ts).
-    { provide: TEXT_EMBEDDER, useFactory: () => new HashingTextEmbedder() },
+    // The platform's deterministic local embedder (the same one discovery uses by default).
+    { provide: EMBEDDER, useFactory: () => new LocalHashEmbedder() },
     {
       provide: HOSTED_AGENTS,
       inject: [agentHostConfig.KEY, CodeRunnerAgent, DocResearcherAgent, WriterAgent],

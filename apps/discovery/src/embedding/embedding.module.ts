@@ -6,9 +6,7 @@ import {
   DEFAULT_OPENAI_MODEL,
   MAX_INDEXED_DIMENSION,
 } from '../discovery.config.js';
-import { EMBEDDER, type Embedder } from './embedder.js';
-import { LocalHashEmbedder } from './local-hash-embedder.js';
-import { OpenAiEmbedder } from './openai-embedder.js';
+import { EMBEDDER, LocalHashEmbedder, OpenAiEmbedder, type Embedder } from '@ioa/embeddings';
 
 /** Picks the OpenAI-compatible embedder when an endpoint or key is configured, the local one otherwise. */
 export function createEmbedder(config: DiscoveryConfig['embedding']): Embedder {

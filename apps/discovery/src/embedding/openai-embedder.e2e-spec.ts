@@ -14,10 +14,8 @@ import { AgentIndexRepository } from '../indexing/agent-index.repository.js';
 import { IndexMaintenanceService } from '../indexing/index-maintenance.service.js';
 import { sampleCard, watchIndexed } from '../testing/agent-cards.factory.js';
 import { startOpenAiFake, type OpenAiFake } from '../testing/openai-fake.server.js';
-import { cosineSimilarity } from './embedder.js';
 import { createEmbedder } from './embedding.module.js';
-import { LocalHashEmbedder } from './local-hash-embedder.js';
-import { OpenAiEmbedder } from './openai-embedder.js';
+import { cosineSimilarity, LocalHashEmbedder, OpenAiEmbedder } from '@ioa/embeddings';
 
 const API_KEY = 'sk-test-discovery';
 

@@ -6,7 +6,7 @@ import {
   type AgentPresenceChangedV1Event,
 } from '@ioa/contracts';
 import { EventBus } from '@ioa/messaging';
-import { EMBEDDER, type Embedder } from '../embedding/embedder.js';
+import { EMBEDDER, type Embedder } from '@ioa/embeddings';
 import { AgentIndexRepository } from './agent-index.repository.js';
 import { cardDocument, skillTags } from './card-document.js';
 

@@ -3,7 +3,7 @@ import type { ConfigType } from '@nestjs/config';
 import { ContractError, ListAgentsV1 } from '@ioa/contracts';
 import { ContractClient } from '@ioa/messaging';
 import { discoveryConfig } from '../discovery.config.js';
-import { EMBEDDER, type Embedder } from '../embedding/embedder.js';
+import { EMBEDDER, type Embedder } from '@ioa/embeddings';
 import { AgentIndexRepository, DISCOVERY_SCHEMA } from './agent-index.repository.js';
 import { AgentIndexService } from './agent-index.service.js';
 import { cardDocument } from './card-document.js';

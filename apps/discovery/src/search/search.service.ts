@@ -7,7 +7,7 @@ import {
   type SearchAgentsV1Response,
 } from '@ioa/contracts';
 import { discoveryConfig } from '../discovery.config.js';
-import { EMBEDDER, type Embedder } from '../embedding/embedder.js';
+import { EMBEDDER, type Embedder } from '@ioa/embeddings';
 import { AgentSearchRepository } from './agent-search.repository.js';
 
 /**

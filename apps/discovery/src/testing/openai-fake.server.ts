@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LocalHashEmbedder } from '../embedding/local-hash-embedder.js';
+import { LocalHashEmbedder } from '@ioa/embeddings';
 
 /**
  * A local stand-in for an OpenAI-compatible embeddings endpoint (`POST /v1/embeddings`), speaking the real wire

@@ -7,7 +7,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import { agentHostConfig, type AgentHostConfig } from '../../agent-host.config.js';
 import { chunkMarkdown, CHUNKER_VERSION } from './chunking.js';
 import { DocumentIndexRepository, type PassageMatch } from './document-index.repository.js';
-import { TEXT_EMBEDDER, type TextEmbedder } from './text-embedder.js';
+import { EMBEDDER, type Embedder } from '@ioa/embeddings';
 
 export interface IndexingReport {
   indexed: string[];
@@ -40,7 +40,7 @@ export class DocumentIndexService implements OnApplicationBootstrap {
 
   constructor(
     private readonly repository: DocumentIndexRepository,
-    @Inject(TEXT_EMBEDDER) private readonly embedder: TextEmbedder,
+    @Inject(EMBEDDER) private readonly embedder: Embedder,
     @Inject(agentHostConfig.KEY) private readonly config: AgentHostConfig,
   ) {}
 
