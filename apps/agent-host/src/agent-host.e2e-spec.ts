@@ -134,7 +134,12 @@ describe('agent-host (real NATS and database; registry, scheduler and chat answe
         description: 'Compose a report',
         inputs: '### a: b\nc',
       });
-      expect(await assign(assignment)).toEqual({ ok: true, data: { accepted: true } });
+      // The registry knows the new id a moment before the agent serves it (the id is minted by the registry, the
+      // subscription follows the reply): the scheduler retries such a dispatch, and so does this test.
+      expect(await expectEventually(() => assign(assignment), { message: 'the new id is never served' })).toEqual({
+        ok: true,
+        data: { accepted: true },
+      });
       expect(await finalReport(assignment.taskId)).toMatchObject({ state: 'completed' });
     });
   });
