@@ -4,6 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as prettier from 'prettier';
 import { HNSW_EF_CONSTRUCTION, HNSW_M } from '../../apps/discovery/src/indexing/hnsw-index.js';
 import {
   runDiscoveryBench,
@@ -83,7 +84,7 @@ async function main(): Promise<void> {
     const markdown = tune ? renderTuning(result) : render(result, (Date.now() - started) / 1000);
     process.stdout.write(`${markdown}\n`);
     if (!process.argv.includes('--no-docs')) {
-      updateDocs(tune ? `${kind}:tuning` : kind, markdown);
+      await updateDocs(tune ? `${kind}:tuning` : kind, markdown);
       log(`updated docs/benchmarks.md (${kind}${tune ? ', tuning' : ''})`);
     }
   } finally {
@@ -171,12 +172,16 @@ function renderTuning(result: DiscoveryBenchResult): string {
   return lines.join('\n');
 }
 
-/** Replaces this database kind's results between its markers in docs/benchmarks.md (creating what is missing). */
-function updateDocs(kind: string, markdown: string): void {
+/**
+ * Replaces this database kind's results between its markers in docs/benchmarks.md (creating what is missing),
+ * formatted by prettier so that the committed file passes `npm run format:check`.
+ */
+async function updateDocs(kind: string, markdown: string): Promise<void> {
   const file = join(root, 'docs', 'benchmarks.md');
   const start = `<!-- bench:discovery:${kind}:start -->`;
   const end = `<!-- bench:discovery:${kind}:end -->`;
-  const block = `${start}\n${markdown}\n${end}`;
+  const options = { ...(await prettier.resolveConfig(file)), parser: 'markdown' };
+  const block = `${start}\n\n${(await prettier.format(markdown, options)).trimEnd()}\n${end}`;
   let text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n';
   const from = text.indexOf(start);
   const to = text.indexOf(end);
