@@ -608,12 +608,11 @@ function render(result: ChatPathResult): string {
       `The member's reply (propose → reply) took ${p50p99(chat.replyLatency)}; replies received during the window: ` +
       `${perSecond(chat.repliesPerSecond)}` +
       (chat.repliesPerSecond === 0
-        ? ' — none: the chat answers a move only after the outbox flush pass it joined has emptied the outbox, and ' +
-          'under sustained load each pass keeps finding full batches of new rows, so replies wait until the load drops ' +
-          '(members here move on the turn grant, not on the reply).'
+        ? ' — none: the chat answers a move only after its events are published (members here move on the turn ' +
+          'grant, not on the reply).'
         : chat.replyLatency.p50 > 1.5 * delivery.p50
-          ? ' — behind delivery: the chat answers a move only after the outbox flush pass it joined has emptied the ' +
-            'outbox, including rows committed after the move.'
+          ? ' — behind delivery: the chat answers a move only after the outbox pass that publishes its events ends ' +
+            '(a pass publishes the rows committed before it began, so it may wait behind an earlier pass).'
           : '.') +
       ` The Node.js process (chat, members, observer${result.kind === 'pglite' ? ', PGlite' : ''}) used ` +
       `${(chat.cpuShare * 100).toFixed(0)} % of one core during the window. Moves rejected: ${chat.rejected}; ordering violations seen by the observer (per group, \`seq\` must grow by one): ` +
