@@ -314,20 +314,8 @@ export const ListMessagesV1 = requestContract<ListMessagesV1Request, ListMessage
   since: '1',
 });
 
-/** A member's proposed move. @since 1 */
-export class ProposeMoveV1Request {
-  @IsUUID()
-  groupId: string;
-
-  @IsUUID()
-  speakerId: string;
-
-  /** The turn the move answers; a move for an old turn is rejected (it arrived after a timeout passed the turn on). */
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  turn: number;
-
+/** The fields of a move that the speaker chooses (what a communicator decides). @since 1 */
+export class MoveV1 {
   @IsIn(MOVE_TYPES)
   type: MoveType;
 
@@ -355,6 +343,21 @@ export class ProposeMoveV1Request {
   @ArrayMaxSize(16)
   @IsUUID('all', { each: true })
   awaitTaskIds?: string[];
+}
+
+/** A member's proposed move, for the turn it holds. @since 1 */
+export class ProposeMoveV1Request extends MoveV1 {
+  @IsUUID()
+  groupId: string;
+
+  @IsUUID()
+  speakerId: string;
+
+  /** The turn the move answers; a move for an old turn is rejected (it arrived after a timeout passed the turn on). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  turn: number;
 
   @IsOptional()
   @IsNested(() => ModelUsageV1)

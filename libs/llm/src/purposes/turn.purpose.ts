@@ -1,15 +1,5 @@
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  IsUUID,
-  MaxLength,
-} from 'class-validator';
-import { GroupTaskV1, IsNested, IsText, MOVE_TYPES, TaskDraftV1, type MoveType } from '@ioa/contracts';
+import { IsBoolean, IsInt, IsOptional, IsString, IsUUID } from 'class-validator';
+import { GroupTaskV1, IsNested, IsText, MoveV1 } from '@ioa/contracts';
 import { definePurpose } from '../language-model.js';
 import { AgentProfile, ConversationMessage } from './profiles.js';
 
@@ -59,39 +49,13 @@ export class TurnMoveInput {
   rejection?: string;
 }
 
-/** A proposed move (the fields of `ProposeMoveV1Request` a speaker chooses). */
-export class TurnMoveOutput {
-  @IsIn(MOVE_TYPES)
-  type: MoveType;
-
-  /** What the speaker says (for `conclude`, a short note: the conclusion itself is written separately). */
-  @IsText(20000)
-  content: string;
-
-  /** A member id, or `user` to ask the person; required for `discussion` and task assignments. */
-  @IsOptional()
-  @IsString()
-  @MaxLength(64)
-  nextSpeaker?: string;
-
-  /** 1..8 tasks for task-assigning moves. */
-  @IsOptional()
-  @IsNested(() => TaskDraftV1, { each: true })
-  @ArrayMaxSize(8)
-  tasks?: TaskDraftV1[];
-
-  /** For `pause`: unfinished task ids to wait on. */
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(16)
-  @IsUUID('all', { each: true })
-  awaitTaskIds?: string[];
-}
+/** A proposed move: the fields of `ProposeMoveV1Request` that the speaker chooses (the contract's `MoveV1`). */
+export type TurnMoveOutput = MoveV1;
 
 export const TurnMovePurpose = definePurpose({
   purpose: 'turn.move',
   inputType: TurnMoveInput,
-  outputType: TurnMoveOutput,
+  outputType: MoveV1,
   instructions: [
     'You speak for `self` in a group chat working on `goal`. Choose exactly one move:',
     '- discussion: say something useful; `nextSpeaker` is another member id or "user" (to ask the person).',
