@@ -132,6 +132,18 @@ describe('agent-host with an OpenAI-compatible model (scripted, including malfor
 
   it('feeds the chat’s rejection back to the model and proposes its corrected move', async () => {
     const turn = newTurn();
+    // The ledger moved on since the turn was granted (a task finished): the retry must see it as it is now.
+    const finished = {
+      taskId: randomUUID(),
+      assigneeId: ids.writer,
+      assigneeName: 'writer',
+      assignerId: ids.codeRunner,
+      mode: 'sync' as const,
+      abstract: 'Write it up',
+      state: 'completed',
+      result: 'Written',
+    };
+    chat.groups.set(turn.groupId, { turn: 2, currentSpeaker: ids.codeRunner, tasks: [finished] });
     fake.requests.length = 0;
     chat.script.push(refuse('INVALID_STATE', 'conclude is not allowed while sync tasks are open'));
     fake.enqueue(
@@ -147,6 +159,8 @@ describe('agent-host with an OpenAI-compatible model (scripted, including malfor
     expect(inputOf(2).rejection).toBe(
       'Your conclude move was rejected (INVALID_STATE): conclude is not allowed while sync tasks are open.',
     );
+    expect(inputOf(0).tasks).toEqual([]);
+    expect(inputOf(2).tasks).toEqual([finished]);
   });
 
   it('gives the turn up when the model never produces a valid move', async () => {
