@@ -9,13 +9,10 @@ import {
   IsOptional,
   IsString,
   IsUUID,
-  Max,
   MaxLength,
-  Min,
 } from 'class-validator';
-import { Type } from 'class-transformer';
 import { eventContract, requestContract } from '../common/contract.js';
-import { IsNested, IsText } from '../common/validation.js';
+import { IsIntegerIn, IsNested, IsText } from '../common/validation.js';
 import { ModelUsageV1 } from '../common/usage.v1.js';
 
 /**
@@ -238,17 +235,11 @@ export class CreateGroupV1Request {
   leaderId: string;
 
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(2)
-  @Max(200)
+  @IsIntegerIn(2, 200)
   maxTurns: number = 12;
 
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(3600)
+  @IsIntegerIn(1, 3600)
   turnTimeoutSeconds: number = 60;
 }
 
@@ -283,16 +274,11 @@ export class ListMessagesV1Request {
 
   /** Messages with a larger seq than this (0 = from the start). */
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
+  @IsIntegerIn(0)
   afterSeq: number = 0;
 
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(500)
+  @IsIntegerIn(1, 500)
   limit: number = 100;
 }
 
@@ -354,9 +340,7 @@ export class ProposeMoveV1Request extends MoveV1 {
   speakerId: string;
 
   /** The turn the move answers; a move for an old turn is rejected (it arrived after a timeout passed the turn on). */
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
+  @IsIntegerIn(1)
   turn: number;
 
   @IsOptional()

@@ -2,10 +2,13 @@ import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
+  IsInt,
   IsNotEmpty,
   IsString,
   Matches,
+  Max,
   MaxLength,
+  Min,
   ValidateNested,
   type ValidationOptions,
 } from 'class-validator';
@@ -56,5 +59,19 @@ export function IsSlug(options?: ValidationOptions): PropertyDecorator {
       message: `$property must be 1-63 characters of lowercase letters, digits, "-" or "_", starting with a letter or digit`,
       ...options,
     })(target, key);
+  };
+}
+
+/**
+ * An integer in [min, max] (max optional). Numeric strings are converted first, so the same class validates a
+ * JSON body and an HTTP query string.
+ */
+export function IsIntegerIn(min: number, max?: number): PropertyDecorator {
+  return (target, key) => {
+    // Same order as stacked decorators (bottom first), so the generated JSON Schema keeps `type: integer`.
+    if (max !== undefined) Max(max)(target, key);
+    Min(min)(target, key);
+    IsInt()(target, key);
+    Type(() => Number)(target, key);
   };
 }

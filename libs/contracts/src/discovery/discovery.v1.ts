@@ -13,7 +13,7 @@ import {
 } from 'class-validator';
 import { Type } from 'class-transformer';
 import { eventContract, requestContract } from '../common/contract.js';
-import { IsNested, IsText } from '../common/validation.js';
+import { IsIntegerIn, IsNested, IsText } from '../common/validation.js';
 import { AgentCardV1 } from '../registry/agent-card.v1.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -32,10 +32,7 @@ export class SearchAgentsV1Request {
   queries: string[];
 
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @IsIntegerIn(1, 100)
   topK: number = 10;
 
   /** Cosine similarity in [-1, 1] below which a match is dropped. */

@@ -11,13 +11,10 @@ import {
   IsOptional,
   IsString,
   IsUUID,
-  Max,
-  Min,
   ValidateIf,
 } from 'class-validator';
-import { Type } from 'class-transformer';
 import { eventContract, requestContract } from '../common/contract.js';
-import { IsNested, IsSlug, IsText } from '../common/validation.js';
+import { IsIntegerIn, IsNested, IsSlug, IsText } from '../common/validation.js';
 import {
   AGENT_STATUSES,
   AgentCardV1,
@@ -204,16 +201,11 @@ export class ListAgentsV1Request {
   owner?: string;
 
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(500)
+  @IsIntegerIn(1, 500)
   limit?: number = 100;
 
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
+  @IsIntegerIn(0)
   offset?: number = 0;
 }
 

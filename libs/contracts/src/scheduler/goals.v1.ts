@@ -8,12 +8,9 @@ import {
   IsOptional,
   IsString,
   IsUUID,
-  Max,
-  Min,
 } from 'class-validator';
-import { Type } from 'class-transformer';
 import { eventContract, requestContract } from '../common/contract.js';
-import { IsNested, IsText } from '../common/validation.js';
+import { IsIntegerIn, IsNested, IsText } from '../common/validation.js';
 import { ModelUsageV1 } from '../common/usage.v1.js';
 import { SCHEDULER_EVENTS_STREAM, TaskV1 } from './tasks.v1.js';
 
@@ -31,16 +28,11 @@ export type GoalStatus = (typeof GOAL_STATUSES)[number];
 /** @since 1 */
 export class GoalBudgetV1 {
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
+  @IsIntegerIn(1)
   tokens?: number;
 
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(86400)
+  @IsIntegerIn(1, 86400)
   seconds?: number;
 }
 
@@ -138,18 +130,12 @@ export class SubmitGoalV1Request {
   members?: string[];
 
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(2)
-  @Max(200)
+  @IsIntegerIn(2, 200)
   maxTurns: number = 12;
 
   /** How deep sub-teams may nest (0 = no sub-teams). */
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(5)
+  @IsIntegerIn(0, 5)
   maxDepth: number = 1;
 
   @IsOptional()
@@ -250,16 +236,11 @@ export class GoalEventV1 {
 /** @since 1 */
 export class ListGoalEventsV1Request extends GoalRefV1Request {
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
+  @IsIntegerIn(0)
   afterSeq: number = 0;
 
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(1000)
+  @IsIntegerIn(1, 1000)
   limit: number = 200;
 }
 
