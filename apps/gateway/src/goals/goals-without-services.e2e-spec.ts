@@ -185,6 +185,7 @@ describe('the goal and group routes without services behind them', () => {
 
     it('GET /v1/goals/:id/events: 503 when the scheduler is silent', async () => {
       const silent = external.subscribe(GetGoalV1.subject, { queue: 'silent' });
+      await external.flush(); // the server has the interest before the gateway asks
       try {
         const client = await SseClient.open(`${baseUrl}/v1/goals/${goalId}/events`);
         expect(client.status).toBe(503);
@@ -208,6 +209,8 @@ describe('the goal and group routes without services behind them', () => {
         message.respond(JSON.stringify({ ok: true, data: { id: goalId, status: 'submitted' } }));
       },
     });
+    // Without the flush the gateway's request can reach the server before this subscription does (a flaky 503).
+    await external.flush();
     try {
       const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
       const { status, body, headers } = await call(
