@@ -7,6 +7,7 @@ export * from './common/errors.js';
 export * from './common/reply.js';
 export * from './common/headers.js';
 export * from './common/validation.js';
+export * from './common/payload-bounds.js';
 export * from './common/health.v1.js';
 export * from './registry/agent-card.v1.js';
 export * from './registry/registry.v1.js';

@@ -2,13 +2,16 @@ import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/c
 import { plainToInstance } from 'class-transformer';
 import { validate, type ValidationError } from 'class-validator';
 import { NatsContext } from '@nestjs/microservices';
-import { ContractError } from '@ioa/contracts';
+import {
+  ContractError,
+  forbiddenNullViolations,
+  payloadBoundViolations,
+  summarizeViolations,
+  type Violation,
+} from '@ioa/contracts';
 import { MalformedPayload } from './wire.js';
 
-export interface Violation {
-  property: string;
-  constraints: string[];
-}
+export type { Violation } from '@ioa/contracts';
 
 /** Flattens nested class-validator errors into `{property: "skills.0.name", constraints: [...]}`. */
 export function flattenViolations(errors: ValidationError[], prefix = ''): Violation[] {
@@ -19,24 +22,36 @@ export function flattenViolations(errors: ValidationError[], prefix = ''): Viola
   });
 }
 
+/** VALIDATION_FAILED with a bounded list: the first violations, then how many more (never the values). */
+export function violationError(violations: Violation[], lead = 'Invalid payload'): ContractError {
+  const { message, details } = summarizeViolations(violations, lead);
+  return new ContractError('VALIDATION_FAILED', message, details);
+}
+
 /**
- * Validates a payload against its contract class and returns the class instance (with defaults applied).
- * Unknown fields are stripped, not rejected, so newer producers don't break older consumers.
+ * Refuses a parsed body that exceeds `PAYLOAD_BOUNDS` (depth, sizes, unsafe strings and numbers). It runs before
+ * class-transformer, whose recursion would overflow the stack on a deeply nested body.
+ */
+export function assertPayloadBounds(value: unknown, lead = 'Invalid payload'): void {
+  const violations = payloadBoundViolations(value);
+  if (violations.length > 0) throw violationError(violations, lead);
+}
+
+/**
+ * Validates a payload against its contract class and returns the class instance (with defaults applied): the
+ * bounds first, then class-validator, then `null` only where the class allows it. Unknown fields are stripped, not
+ * rejected, so newer producers don't break older consumers. Every refusal is a bounded `ContractError`.
  */
 export async function validatePayload<T extends object>(type: new () => T, value: unknown): Promise<T> {
-  if (value instanceof MalformedPayload) {
-    throw new ContractError('MALFORMED_PAYLOAD', `The message body is not valid JSON: ${value.reason}`);
-  }
+  if (value instanceof MalformedPayload) throw value.toError();
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ContractError('VALIDATION_FAILED', 'The message body must be a JSON object');
   }
+  assertPayloadBounds(value);
   const instance = plainToInstance(type, value, { exposeDefaultValues: true });
   const errors = await validate(instance, { whitelist: true, forbidUnknownValues: false });
-  if (errors.length > 0) {
-    const violations = flattenViolations(errors);
-    const summary = violations.map((violation) => violation.constraints.join('; ')).join('; ');
-    throw new ContractError('VALIDATION_FAILED', `Invalid payload: ${summary}`, violations);
-  }
+  const violations = [...flattenViolations(errors), ...forbiddenNullViolations(instance)];
+  if (violations.length > 0) throw violationError(violations);
   return instance;
 }
 

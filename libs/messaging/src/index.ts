@@ -6,6 +6,8 @@ export * from './nats-json.serializer.js';
 export * from './contract-exception.filter.js';
 export * from './contract-validation.pipe.js';
 export * from './contract-client.js';
+export * from './contract-responder.js';
+export * from './reply-encoding.js';
 export * from './event-bus.js';
 export * from './handler.decorators.js';
 export * from './health.js';

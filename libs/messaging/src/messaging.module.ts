@@ -4,11 +4,13 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { natsConfig } from '@ioa/config';
 import { connectNats, NATS_CONNECTION } from './nats-connection.js';
 import { ContractClient } from './contract-client.js';
+import { ContractResponder } from './contract-responder.js';
 import { EventBus } from './event-bus.js';
 
 /**
  * One NATS connection per service for everything the service sends: typed requests (`ContractClient`) and
- * events (`EventBus`). Incoming requests arrive through the Nest NATS transport set up in `createService`.
+ * events (`EventBus`). Incoming requests arrive through the Nest NATS transport set up in `createService`, or, on
+ * subjects known only at run time, through `ContractResponder`.
  */
 @Global()
 @Module({})
@@ -25,9 +27,10 @@ export class MessagingModule implements OnApplicationShutdown {
           useFactory: (config: ConfigType<typeof natsConfig>) => connectNats(config.servers, `${serviceName}-client`),
         },
         ContractClient,
+        ContractResponder,
         EventBus,
       ],
-      exports: [NATS_CONNECTION, ContractClient, EventBus],
+      exports: [NATS_CONNECTION, ContractClient, ContractResponder, EventBus],
     };
   }
 

@@ -1,11 +1,23 @@
-import { ContractError } from '@ioa/contracts';
+import { ContractError, PAYLOAD_BOUNDS } from '@ioa/contracts';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** A request or event body that could not be parsed as JSON; the validation pipe turns it into MALFORMED_PAYLOAD. */
+/**
+ * A request or event body that could not be read: not JSON (MALFORMED_PAYLOAD), or larger than
+ * `PAYLOAD_BOUNDS.maxBytes` (VALIDATION_FAILED, and never parsed). The validation pipe turns it into that error.
+ */
 export class MalformedPayload {
-  constructor(readonly reason: string) {}
+  constructor(
+    readonly reason: string,
+    readonly code: 'MALFORMED_PAYLOAD' | 'VALIDATION_FAILED' = 'MALFORMED_PAYLOAD',
+  ) {}
+
+  toError(): ContractError {
+    return this.code === 'MALFORMED_PAYLOAD'
+      ? new ContractError('MALFORMED_PAYLOAD', `The message body is not valid JSON: ${this.reason}`)
+      : new ContractError('VALIDATION_FAILED', this.reason);
+  }
 }
 
 export function encodeJson(value: unknown): Uint8Array {
@@ -15,15 +27,23 @@ export function encodeJson(value: unknown): Uint8Array {
 /** An empty body means "no fields" (`{}`), so subjects without parameters can be called with nothing. */
 export function decodeJson(data: Uint8Array | undefined): unknown {
   if (!data || data.length === 0) return {};
+  if (data.length > PAYLOAD_BOUNDS.maxBytes) {
+    return new MalformedPayload(
+      `The message body is ${data.length} bytes; at most ${PAYLOAD_BOUNDS.maxBytes} are accepted`,
+      'VALIDATION_FAILED',
+    );
+  }
   const text = decoder.decode(data);
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    return new MalformedPayload(error instanceof Error ? error.message : String(error));
+    // The parser's message quotes the input; keep it short so the reply never echoes a large body.
+    const reason = error instanceof Error ? error.message : String(error);
+    return new MalformedPayload(reason.length > 200 ? `${reason.slice(0, 199)}…` : reason);
   }
 }
 
-/** Converts whatever a handler threw into the contract's error body; unknown errors become INTERNAL. */
+/** Converts whatever a handler threw into the contract's error; unknown errors become INTERNAL. */
 export function toContractError(error: unknown): ContractError {
   if (error instanceof ContractError) return error;
   if (error instanceof Error) return new ContractError('INTERNAL', error.message);

@@ -1,9 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import {
   AssignTaskV1,
-  errorReply,
-  okReply,
   ReportTaskV1,
   subjectFor,
   SubmitGoalV1,
@@ -11,18 +8,10 @@ import {
   TaskCanceledV1,
   TaskCanceledV1Event,
   type ModelUsageV1,
-  type ReplyEnvelope,
   type ReportTaskV1Request,
   type TaskAssignmentV1Response,
 } from '@ioa/contracts';
-import {
-  ContractClient,
-  decodeJson,
-  encodeJson,
-  NATS_CONNECTION,
-  toContractError,
-  validatePayload,
-} from '@ioa/messaging';
+import { ContractClient, ContractResponder, toContractError, type ServedSubject } from '@ioa/messaging';
 import {
   addUsage,
   callFor,
@@ -51,7 +40,7 @@ interface RunningTask {
 interface AgentChannel {
   agentId: string;
   queue: TaskQueue;
-  subscriptions: Subscription[];
+  subscriptions: ServedSubject[];
 }
 
 /**
@@ -72,7 +61,7 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
   private stopping = false;
 
   constructor(
-    @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
+    private readonly responder: ContractResponder,
     private readonly client: ContractClient,
     private readonly registration: AgentRegistrationService,
     @Inject(HOSTED_AGENTS) private readonly agents: HostedAgent[],
@@ -94,56 +83,38 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
     if (previous?.agentId === agentId) return;
     for (const subscription of previous?.subscriptions ?? []) subscription.unsubscribe();
     const queue = previous?.queue ?? new TaskQueue(agent.concurrency ?? this.config.taskConcurrency);
+    // Validation, bounds, the error envelope and the reply itself are the shared receive path's (ContractResponder).
     const subscriptions = [
-      this.connection.subscribe(subjectFor(AssignTaskV1, agentId), {
-        queue: TASK_QUEUE_GROUP,
-        callback: (error, message) => {
-          if (!error) void this.onAssignTask(agent, agentId, message);
-        },
-      }),
-      this.connection.subscribe(subjectFor(TaskCanceledV1, agentId), {
-        callback: (error, message) => {
-          if (!error) void this.onTaskCanceled(message);
-        },
-      }),
+      this.responder.serve(
+        AssignTaskV1,
+        subjectFor(AssignTaskV1, agentId),
+        (assignment) => this.onAssignTask(agent, agentId, assignment),
+        { queue: TASK_QUEUE_GROUP },
+      ),
+      this.responder.listen(TaskCanceledV1, subjectFor(TaskCanceledV1, agentId), (event) => this.onTaskCanceled(event)),
     ];
     this.channels.set(agent.name, { agentId, queue, subscriptions });
   }
 
-  private async onAssignTask(agent: HostedAgent, agentId: string, message: Msg): Promise<void> {
-    const respond = (reply: ReplyEnvelope<TaskAssignmentV1Response>) => message.respond(encodeJson(reply));
-    let assignment: TaskAssignmentV1Request;
-    try {
-      assignment = await validatePayload(TaskAssignmentV1Request, decodeJson(message.data));
-    } catch (error) {
-      respond(errorReply(toContractError(error).toBody()));
-      return;
-    }
+  private onAssignTask(
+    agent: HostedAgent,
+    agentId: string,
+    assignment: TaskAssignmentV1Request,
+  ): TaskAssignmentV1Response {
     if (assignment.agentId !== agentId) {
-      respond(okReply({ accepted: false, reason: `This subject serves agent ${agentId}, not ${assignment.agentId}` }));
-      return;
+      return { accepted: false, reason: `This subject serves agent ${agentId}, not ${assignment.agentId}` };
     }
-    if (this.stopping) {
-      respond(okReply({ accepted: false, reason: 'agent-host is shutting down' }));
-      return;
-    }
+    if (this.stopping) return { accepted: false, reason: 'agent-host is shutting down' };
     // A dispatch retried after a lost ack must not start the task twice.
     if (!this.tasks.has(assignment.taskId)) {
       const task: RunningTask = { agent, assignment, controller: new AbortController(), started: false };
       this.tasks.set(assignment.taskId, task);
       this.channels.get(agent.name)?.queue.push(assignment.taskId, () => this.execute(task));
     }
-    respond(okReply({ accepted: true }));
+    return { accepted: true };
   }
 
-  private async onTaskCanceled(message: Msg): Promise<void> {
-    let event: TaskCanceledV1Event;
-    try {
-      event = await validatePayload(TaskCanceledV1Event, decodeJson(message.data));
-    } catch (error) {
-      this.logger.warn(`Ignoring an invalid task cancellation: ${(error as Error).message}`);
-      return;
-    }
+  private onTaskCanceled(event: TaskCanceledV1Event): void {
     const task = this.tasks.get(event.taskId);
     if (!task) return;
     this.logger.log(`Task ${event.taskId} of ${task.agent.name} canceled: ${event.reason}`);
@@ -283,9 +254,7 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
   onApplicationShutdown(): void {
     this.stopping = true;
     for (const channel of this.channels.values()) {
-      for (const subscription of channel.subscriptions) {
-        if (!subscription.isClosed()) subscription.unsubscribe();
-      }
+      for (const subscription of channel.subscriptions) subscription.unsubscribe();
     }
     // Running code is killed; the scheduler's deadline (or re-assignment) takes care of the tasks.
     for (const task of this.tasks.values()) task.controller.abort(new Error('agent-host is shutting down'));
