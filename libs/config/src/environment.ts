@@ -34,6 +34,28 @@ export class PlatformEnvironment {
   @IsOptional()
   @IsString()
   LOG_LEVEL?: string;
+
+  /** Comma-separated retry delays (ms) of a failing event handler, e.g. `1000,5000,30000`. */
+  @IsOptional()
+  @Matches(/^\d{1,9}(,\d{1,9}){0,19}$/, {
+    message: 'EVENT_RETRY_BACKOFF_MS must be 1-20 comma-separated delays in milliseconds',
+  })
+  EVENT_RETRY_BACKOFF_MS?: string;
+
+  /** Deliveries of a failing event before it becomes a dead letter; more than the backoff steps. */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(2)
+  @Max(1_000)
+  EVENT_MAX_DELIVERIES?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  @Max(86_400_000)
+  EVENT_STUCK_AFTER_MS?: number;
 }
 
 /** Validates `config` against `environmentClass` (default: the platform's) and throws one readable error. */

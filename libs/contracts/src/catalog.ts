@@ -30,6 +30,18 @@ import {
   RegistryHealthV1,
   SchedulerHealthV1,
 } from './common/health.v1.js';
+import {
+  AgentHostListDeadLettersV1,
+  AgentHostReplayDeadLetterV1,
+  ChatListDeadLettersV1,
+  ChatReplayDeadLetterV1,
+  DiscoveryListDeadLettersV1,
+  DiscoveryReplayDeadLetterV1,
+  RegistryListDeadLettersV1,
+  RegistryReplayDeadLetterV1,
+  SchedulerListDeadLettersV1,
+  SchedulerReplayDeadLetterV1,
+} from './common/dead-letters.v1.js';
 import { AgentIndexedV1, SearchAgentsV1 } from './discovery/discovery.v1.js';
 import {
   AgentCameOnlineV1,
@@ -55,6 +67,16 @@ export const ALL_CONTRACTS: readonly AnyContract[] = [
   ChatHealthV1,
   SchedulerHealthV1,
   AgentHostHealthV1,
+  RegistryListDeadLettersV1,
+  RegistryReplayDeadLetterV1,
+  DiscoveryListDeadLettersV1,
+  DiscoveryReplayDeadLetterV1,
+  ChatListDeadLettersV1,
+  ChatReplayDeadLetterV1,
+  SchedulerListDeadLettersV1,
+  SchedulerReplayDeadLetterV1,
+  AgentHostListDeadLettersV1,
+  AgentHostReplayDeadLetterV1,
   RegisterAgentV1,
   UpdateAgentV1,
   DeregisterAgentV1,

@@ -9,6 +9,8 @@ export * from './contract-client.js';
 export * from './contract-responder.js';
 export * from './reply-encoding.js';
 export * from './event-bus.js';
+export * from './dead-letters.js';
+export * from './consumer-health.js';
 export * from './handler.decorators.js';
 export * from './health.js';
 export * from './messaging.module.js';
