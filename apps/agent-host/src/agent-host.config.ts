@@ -43,12 +43,29 @@ class AgentHostEnvironment {
   @Max(600_000)
   AGENT_HOST_CODE_TIMEOUT_MS?: number;
 
+  /** V8 heap of a code-runner child (`--max-old-space-size`). */
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(16)
   @Max(4096)
   AGENT_HOST_CODE_MEMORY_MB?: number;
+
+  /** All writable memory of a code-runner child (RLIMIT_DATA): heap, buffers, native. Node alone needs ~60 MB. */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(96)
+  @Max(16384)
+  AGENT_HOST_CODE_PROCESS_MEMORY_MB?: number;
+
+  /** CPU seconds of a code-runner child (RLIMIT_CPU). */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  AGENT_HOST_CODE_CPU_SECONDS?: number;
 
   @IsOptional()
   @Type(() => Number)
@@ -94,6 +111,8 @@ export const agentHostConfig = registerAs('agentHost', () => {
     codeRunner: {
       timeoutMs: numberOr(env.AGENT_HOST_CODE_TIMEOUT_MS, 10_000),
       memoryMb: numberOr(env.AGENT_HOST_CODE_MEMORY_MB, 64),
+      processMemoryMb: numberOr(env.AGENT_HOST_CODE_PROCESS_MEMORY_MB, 256),
+      cpuSeconds: numberOr(env.AGENT_HOST_CODE_CPU_SECONDS, 10),
       maxOutputBytes: numberOr(env.AGENT_HOST_CODE_MAX_OUTPUT_BYTES, 64 * 1024),
     },
     documentsDir: env.AGENT_HOST_DOCUMENTS_DIR || undefined,

@@ -3,11 +3,15 @@ import type { RegisterAgentV1Request } from '@ioa/contracts';
 import { agentHostConfig, type AgentHostConfig } from '../../agent-host.config.js';
 import type { HostedAgent, TaskOutcome, TaskWork } from '../hosted-agent.js';
 import { extractJavaScript } from './extract-code.js';
-import { runJavaScript, type SandboxResult } from './javascript-sandbox.js';
+import { runJavaScript, type SandboxLimits, type SandboxResult } from './javascript-sandbox.js';
 
 const STDERR_EXCERPT = 4000;
 
-/** Runs the JavaScript of a brief in a separate, time- and memory-limited process without network. */
+/**
+ * Runs the JavaScript of a brief in a separate, time-, CPU- and memory-limited process without network. At most
+ * `concurrency` children run at once per agent-host, so hostile tasks can take at most that many times the process
+ * memory cap.
+ */
 @Injectable()
 export class CodeRunnerAgent implements HostedAgent {
   readonly name = 'code-runner' as const;
@@ -21,7 +25,8 @@ export class CodeRunnerAgent implements HostedAgent {
       name: this.name,
       description:
         'Runs JavaScript and returns what it prints. Each task runs in its own Node.js process with no network, no ' +
-        `file system, ${limits.memoryMb} MB of heap and a ${Math.round(limits.timeoutMs / 1000)} s time limit.`,
+        `file system, ${limits.processMemoryMb} MB of memory (${limits.memoryMb} MB of it heap), ` +
+        `${limits.cpuSeconds} s of CPU and a ${Math.round(limits.timeoutMs / 1000)} s time limit.`,
       skills: [
         {
           id: 'run-javascript',
@@ -60,24 +65,31 @@ export class CodeRunnerAgent implements HostedAgent {
       100,
       Math.min(this.config.codeRunner.timeoutMs, Number.isFinite(untilDeadline) ? untilDeadline : Infinity),
     );
-    const result = await runJavaScript(code, { ...this.config.codeRunner, timeoutMs }, signal);
-    return describeRun(result, timeoutMs, this.config.codeRunner.memoryMb);
+    const limits = { ...this.config.codeRunner, timeoutMs };
+    return describeRun(await runJavaScript(code, limits, signal), limits);
   }
 }
 
 /** The report of a run: stdout first (it is the answer), then stderr and how the process ended. */
-export function describeRun(result: SandboxResult, timeoutMs: number, memoryMb: number): TaskOutcome {
+export function describeRun(result: SandboxResult, limits: SandboxLimits): TaskOutcome {
   const stdout = result.stdout.trimEnd();
   const stderr = result.stderr.trimEnd();
   const parts = [stdout.length > 0 ? stdout : '(no output)'];
   if (stderr.length > 0) parts.push(`stderr:\n${stderr.slice(0, STDERR_EXCERPT)}`);
   let ending: string;
-  if (result.timedOut) ending = `killed after the ${timeoutMs} ms time limit`;
-  else if (result.memoryExceeded) ending = `killed: the ${memoryMb} MB memory limit was exceeded`;
+  if (result.timedOut) ending = `killed after the ${limits.timeoutMs} ms time limit`;
+  else if (result.memoryExceeded)
+    ending = `stopped: out of memory (limits: ${limits.memoryMb} MB heap, ${limits.processMemoryMb} MB in all)`;
+  else if (result.cpuExceeded) ending = `killed: the ${limits.cpuSeconds} s CPU time limit was exceeded`;
   else if (result.outputExceeded) ending = 'killed: too much output';
   else if (result.signal) ending = `killed by ${result.signal}`;
   else ending = `exit code ${result.exitCode}`;
   parts.push(`(${ending}, ${result.durationMs} ms)`);
-  const ok = result.exitCode === 0 && !result.timedOut && !result.outputExceeded && !result.memoryExceeded;
+  const ok =
+    result.exitCode === 0 &&
+    !result.timedOut &&
+    !result.outputExceeded &&
+    !result.memoryExceeded &&
+    !result.cpuExceeded;
   return { state: ok ? 'completed' : 'failed', content: parts.join('\n\n') };
 }

@@ -5,8 +5,16 @@ import { SANDBOX_CHILD_SOURCE } from './sandbox-child.source.js';
 export interface SandboxLimits {
   /** Wall-clock limit; the child is killed (SIGKILL) when it is reached. */
   timeoutMs: number;
-  /** V8 old-space limit (`--max-old-space-size`). */
+  /** V8 old-space limit (`--max-old-space-size`): the JavaScript heap only, not buffers or native memory. */
   memoryMb: number;
+  /**
+   * The whole process's writable memory (RLIMIT_DATA, which Linux applies to every private writable mapping: the
+   * V8 heap, ArrayBuffers, malloc, thread stacks). An allocation past it fails inside the task ("Array buffer
+   * allocation failed") or aborts V8; it never reaches the machine. Node itself needs about 60 MB.
+   */
+  processMemoryMb: number;
+  /** CPU seconds of the whole process (RLIMIT_CPU): SIGXCPU, then SIGKILL a second later. Outlives the parent. */
+  cpuSeconds: number;
   /** stdout + stderr kept; beyond that the child is killed, since flooding output is a runaway too. */
   maxOutputBytes: number;
 }
@@ -19,6 +27,7 @@ export interface SandboxResult {
   durationMs: number;
   timedOut: boolean;
   memoryExceeded: boolean;
+  cpuExceeded: boolean;
   outputExceeded: boolean;
   canceled: boolean;
 }
@@ -39,6 +48,40 @@ export function sandboxFlags(limits: Pick<SandboxLimits, 'memoryMb'>): string[] 
   ];
 }
 
+/** How long the child waits past the wall-clock limit before ending itself (only matters once its parent is gone). */
+const ORPHAN_GRACE_MS = 1000;
+const MEBIBYTE = 1024 * 1024;
+/** What node prints (or throws into the task) when an allocation hits the heap cap or RLIMIT_DATA. */
+const OUT_OF_MEMORY =
+  /heap out of memory|Reached heap limit|Array buffer allocation failed|Fatal process out of memory|Cannot allocate memory/i;
+
+/**
+ * The command that starts the child: `prlimit` (util-linux, essential in Debian and in the node images) sets the
+ * kernel's limits on the process it then execs as node, so they hold for everything the child does, whatever V8
+ * thinks. RLIMIT_DATA rather than RLIMIT_AS: node reserves some 600 MB of address space it never touches, so an
+ * address-space cap would either stop it from starting or be ten times too loose; RLIMIT_DATA counts only memory
+ * that can be written. No file may be written (RLIMIT_FSIZE 0) and no core dumped.
+ */
+export function sandboxCommand(limits: SandboxLimits): { command: string; args: string[] } {
+  const cpu = Math.max(1, Math.ceil(limits.cpuSeconds));
+  return {
+    command: 'prlimit',
+    args: [
+      `--data=${limits.processMemoryMb * MEBIBYTE}`,
+      `--cpu=${cpu}:${cpu + 1}`,
+      '--fsize=0',
+      '--core=0',
+      '--',
+      process.execPath,
+      ...sandboxFlags(limits),
+      '-e',
+      SANDBOX_CHILD_SOURCE,
+      // argv[1] of the child: its own wall clock, so a child whose parent died does not idle forever.
+      String(limits.timeoutMs + ORPHAN_GRACE_MS),
+    ],
+  };
+}
+
 /**
  * Runs JavaScript in a separate, limited `node` process with an empty environment and captures its output.
  * Resolves (never rejects) with what happened; the caller decides whether it is a success.
@@ -46,7 +89,8 @@ export function sandboxFlags(limits: Pick<SandboxLimits, 'memoryMb'>): string[] 
 export function runJavaScript(code: string, limits: SandboxLimits, signal?: AbortSignal): Promise<SandboxResult> {
   return new Promise((resolve) => {
     const startedAt = Date.now();
-    const child = spawn(process.execPath, [...sandboxFlags(limits), '-e', SANDBOX_CHILD_SOURCE], {
+    const { command, args } = sandboxCommand(limits);
+    const child = spawn(command, args, {
       env: {},
       cwd: tmpdir(),
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -91,11 +135,13 @@ export function runJavaScript(code: string, limits: SandboxLimits, signal?: Abor
         stderr,
         durationMs: Date.now() - startedAt,
         ...flags,
-        // V8 aborts (SIGABRT, exit 134) with "heap out of memory" when the old-space cap is hit.
+        // V8 aborts (SIGABRT, exit 134) when the heap cap or RLIMIT_DATA is hit; a buffer past RLIMIT_DATA throws
+        // a RangeError into the task, which ends it with exit code 1.
         memoryExceeded:
           !flags.timedOut &&
           !flags.canceled &&
-          (exitSignal === 'SIGABRT' || exitCode === 134 || /heap out of memory|Reached heap limit/i.test(stderr)),
+          (exitSignal === 'SIGABRT' || exitCode === 134 || OUT_OF_MEMORY.test(stderr)),
+        cpuExceeded: !flags.timedOut && !flags.canceled && exitSignal === 'SIGXCPU',
       });
     });
     child.on('error', (error) => {
@@ -108,6 +154,7 @@ export function runJavaScript(code: string, limits: SandboxLimits, signal?: Abor
         durationMs: Date.now() - startedAt,
         ...flags,
         memoryExceeded: false,
+        cpuExceeded: false,
       });
     });
   });

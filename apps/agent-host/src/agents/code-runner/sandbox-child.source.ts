@@ -4,7 +4,8 @@
  * `import()`, `eval` or `Function`-from-string, only `console` and timers.
  *
  * Layers, from the outside in (see `javascript-sandbox.ts` for the flags):
- * 1. a separate process with an empty environment, a heap cap and a wall-clock kill;
+ * 1. a separate process with an empty environment, kernel limits on its whole memory (RLIMIT_DATA) and CPU time
+ *    (RLIMIT_CPU), a V8 heap cap, an output cap and a wall-clock kill;
  * 2. Node 20's permission model (`--experimental-permission` with nothing allowed): no file reads or writes, no
  *    child processes, no worker threads, no native addons;
  * 3. `--disallow-code-generation-from-strings`, so code that reaches a host-realm function cannot turn a string
@@ -23,6 +24,12 @@ const util = require('node:util');
 const stdin = process.stdin;
 const stdout = process.stdout;
 const stderr = process.stderr;
+
+// Its own wall clock (argv[1], set by the parent): the parent kills the child on time, but a parent that was itself
+// killed cannot, and an idle child would then live on. unref: it never keeps a finished task alive. (A busy child
+// is stopped by RLIMIT_CPU instead, since a busy loop never lets this timer fire.)
+const ownDeadlineMs = Number(process.argv[1]);
+if (ownDeadlineMs > 0) setTimeout(() => process.exit(124), ownDeadlineMs).unref();
 
 function deny(what) {
   return function denied() {
