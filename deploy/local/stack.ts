@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,13 +6,9 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { ALL_CONTRACTS, HealthV1Request, type AnyContract } from '@ioa/contracts';
-import {
-  startEmbeddedPostgres,
-  startNatsServer,
-  stopChild,
-  type EmbeddedPostgres,
-  type EmbeddedNats,
-} from '@ioa/embedded';
+import { startEmbeddedPostgres, startNatsServer, type EmbeddedPostgres, type EmbeddedNats } from '@ioa/embedded';
+import { parseRestartMode, UNLESS_STOPPED, type RestartMode, type RestartPolicy } from './restart-policy.js';
+import { SupervisedProcess } from './supervised-process.js';
 
 /**
  * The local stack: NATS with JetStream, PostgreSQL with pgvector, and the six services as separate Node processes
@@ -25,8 +20,18 @@ import {
 export const SERVICES = ['registry', 'discovery', 'chat', 'scheduler', 'agent-host', 'gateway'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
-/** The repository root: this file is compiled to dist/deploy/local/stack.js. */
-export const REPOSITORY_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+/**
+ * The repository root: the nearest directory above this file with a package.json (this file runs compiled from
+ * dist/deploy/local/ in the launchers, and from its source in deploy/local/ under the fault suite's jest).
+ */
+export const REPOSITORY_ROOT = findRepositoryRoot(dirname(fileURLToPath(import.meta.url)));
+
+function findRepositoryRoot(start: string): string {
+  for (let directory = start; ; directory = dirname(directory)) {
+    if (existsSync(join(directory, 'package.json')) && existsSync(join(directory, 'deploy', 'local'))) return directory;
+    if (dirname(directory) === directory) throw new Error(`no repository root above ${start}`);
+  }
+}
 
 export interface StackOptions {
   /** JetStream and PGlite files live here, so data survives restarts. Undefined: a temporary directory. */
@@ -38,6 +43,15 @@ export interface StackOptions {
   /** Preferred gateway port; a free one is used instead when it is taken. */
   gatewayPort: number;
   services: readonly ServiceName[];
+  /** Processes per service (default 1); replicas share the service's queue group. */
+  replicas?: Partial<Record<ServiceName, number>>;
+  /** `unless-stopped` restarts a service that dies (with backoff); `no` reports it through `failure`. */
+  restart?: RestartMode;
+  restartPolicy?: RestartPolicy;
+  /** The compiled services (default: `dist/` of the repository). */
+  distDir?: string;
+  /** Where the services' own lines go (default: stdout, prefixed with the service's name). */
+  output?: (label: string, line: string) => void;
   /** Environment handed to every service, on top of what the stack sets itself. */
   environment: NodeJS.ProcessEnv;
   startupTimeoutMs: number;
@@ -49,6 +63,8 @@ export interface StackOptions {
 
 export interface ServiceFailure {
   service: ServiceName;
+  /** 1-based, among the service's replicas. */
+  replica: number;
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   lastLines: string[];
@@ -59,8 +75,13 @@ export interface RunningStack {
   gatewayUrl?: string;
   natsUrl: string;
   databaseUrl: string;
-  /** Resolves (never rejects) when a service exits while the stack is meant to be running. */
+  /**
+   * Resolves (never rejects) when a service exits while the stack is meant to be running and will not be restarted
+   * (restart mode `no`); with `unless-stopped` it never resolves, since the dead service is restarted.
+   */
   failure: Promise<ServiceFailure>;
+  /** Each service process as it is now (pid undefined while a dead one waits for its restart). */
+  processes(): Array<{ service: ServiceName; replica: number; pid: number | undefined; restarts: number }>;
   stop(): Promise<void>;
 }
 
@@ -86,10 +107,31 @@ export function stackOptionsFromEnvironment(
     databaseUrl: environment.DATABASE_URL || undefined,
     gatewayPort,
     services: services as ServiceName[],
+    replicas: parseReplicas(environment.IOA_REPLICAS),
+    restart: parseRestartMode(environment.IOA_RESTART),
     environment,
     startupTimeoutMs: Number(environment.IOA_STARTUP_TIMEOUT_MS ?? 120_000),
     log: defaults.log,
   };
+}
+
+/** `IOA_REPLICAS=chat=2,scheduler=2`: more than one process for some services. */
+export function parseReplicas(value: string | undefined): Partial<Record<ServiceName, number>> {
+  const replicas: Partial<Record<ServiceName, number>> = {};
+  for (const entry of (value ?? '').split(',').map((part) => part.trim())) {
+    if (!entry) continue;
+    const [name, count] = entry.split('=').map((part) => part.trim());
+    if (!(SERVICES as readonly string[]).includes(name)) {
+      throw new Error(`IOA_REPLICAS names an unknown service "${name}" (known: ${SERVICES.join(', ')})`);
+    }
+    const replicaCount = Number(count);
+    if (!Number.isInteger(replicaCount) || replicaCount < 1 || replicaCount > 16) {
+      throw new Error(`IOA_REPLICAS: ${name} needs a whole number of replicas from 1 to 16, got "${count}"`);
+    }
+    if (name === 'gateway' && replicaCount > 1) throw new Error('IOA_REPLICAS: the gateway listens on one port');
+    replicas[name as ServiceName] = replicaCount;
+  }
+  return replicas;
 }
 
 const COLORS = [36, 35, 33, 32, 34, 96, 95];
@@ -101,7 +143,8 @@ function paint(text: string, color: number): string {
 
 /** How each service's lines are labelled in the combined output. */
 export function servicePrefix(name: string): string {
-  const index = (SERVICES as readonly string[]).indexOf(name);
+  // Replicas (`chat#2`) share their service's colour.
+  const index = (SERVICES as readonly string[]).indexOf(name.split('#')[0]);
   return paint(name.padEnd(10), COLORS[(index + COLORS.length) % COLORS.length]) + ' | ';
 }
 
@@ -181,37 +224,38 @@ async function startStackWithCleanups(
     ...(process.stdout.isTTY ? {} : { NO_COLOR: '1' }),
   };
 
-  let stopping = false;
   let reportFailure: (failure: ServiceFailure) => void = () => undefined;
   const failure = new Promise<ServiceFailure>((resolveFailure) => (reportFailure = resolveFailure));
-  const children = new Map<ServiceName, ChildProcess>();
+  const processes: Array<{ service: ServiceName; replica: number; supervised: SupervisedProcess }> = [];
   cleanups.push(async () => {
-    stopping = true;
-    await Promise.all([...children.values()].map((child) => stopChild(child, 10_000)));
+    await Promise.all(processes.map(({ supervised }) => supervised.stop(10_000)));
   });
+  const output = options.output ?? ((label, line) => process.stdout.write(servicePrefix(label) + line + '\n'));
 
   throwIfAborted();
   for (const service of options.services) {
-    const entry = join(REPOSITORY_ROOT, 'dist', 'apps', service, 'src', 'main.js');
+    const distDir = options.distDir ?? join(REPOSITORY_ROOT, 'dist');
+    const entry = join(distDir, 'apps', service, 'src', 'main.js');
     if (!existsSync(entry)) throw new Error(`${entry} does not exist: run \`npm run build\` first`);
-    const child = spawn(
-      process.execPath,
-      ['--enable-source-maps', '--import', watchdogUrl(), entry],
-      // Own process group: a Ctrl-C reaches the launcher only, which then stops the services in order.
-      { cwd: REPOSITORY_ROOT, env: environment, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
-    );
-    children.set(service, child);
-    const lines: string[] = [];
-    const prefix = servicePrefix(service);
-    forwardLines(child, (line) => {
-      lines.push(line);
-      if (lines.length > LAST_LINES_KEPT) lines.shift();
-      process.stdout.write(prefix + line + '\n');
-    });
-    child.once('exit', (exitCode, signal) => {
-      if (stopping) return;
-      reportFailure({ service, exitCode, signal, lastLines: [...lines] });
-    });
+    const count = options.replicas?.[service] ?? 1;
+    for (let replica = 1; replica <= count; replica += 1) {
+      const label = count > 1 ? `${service}#${replica}` : service;
+      const supervised = new SupervisedProcess({
+        label,
+        command: process.execPath,
+        args: ['--enable-source-maps', '--import', watchdogUrl(distDir), entry],
+        // Own process group: a Ctrl-C reaches the launcher only, which then stops the services in order.
+        spawnOptions: { cwd: REPOSITORY_ROOT, env: environment, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+        mode: options.restart ?? 'unless-stopped',
+        policy: options.restartPolicy ?? UNLESS_STOPPED,
+        onLine: (line) => output(label, line),
+        log,
+        keepLines: LAST_LINES_KEPT,
+        onGiveUp: (exit) => reportFailure({ service, replica, ...exit }),
+      });
+      processes.push({ service, replica, supervised });
+      supervised.start();
+    }
   }
   const gatewayUrl = gatewayPort === undefined ? undefined : `http://127.0.0.1:${gatewayPort}`;
   const startedAt = Date.now();
@@ -229,10 +273,14 @@ async function startStackWithCleanups(
     natsUrl,
     databaseUrl,
     failure,
-    stop: async () => {
-      stopping = true;
-      await cleanUp();
-    },
+    processes: () =>
+      processes.map(({ service, replica, supervised }) => ({
+        service,
+        replica,
+        pid: supervised.pid,
+        restarts: supervised.restarts,
+      })),
+    stop: cleanUp,
   };
 }
 
@@ -241,7 +289,8 @@ export function describeFailure(failure: ServiceFailure): string {
   const how = failure.signal ? `was killed by ${failure.signal}` : `exited with code ${failure.exitCode}`;
   const tail =
     failure.lastLines.length > 0 ? failure.lastLines.map((line) => `    ${line}`).join('\n') : '    (no output)';
-  return `service "${failure.service}" ${how}. Its last lines:\n${tail}`;
+  const which = failure.replica > 1 ? `${failure.service}#${failure.replica}` : failure.service;
+  return `service "${which}" ${how}. Its last lines:\n${tail}`;
 }
 
 /** Like Promise.all, but waits for every promise to settle before rejecting, so each can register its clean-up. */
@@ -259,8 +308,8 @@ function aborted(signal: AbortSignal | undefined): Promise<'aborted'> {
   return new Promise((resolveAborted) => signal?.addEventListener('abort', () => resolveAborted('aborted')));
 }
 
-function watchdogUrl(): string {
-  return pathToFileURL(join(REPOSITORY_ROOT, 'dist', 'deploy', 'local', 'parent-watchdog.js')).href;
+function watchdogUrl(distDir: string): string {
+  return pathToFileURL(join(distDir, 'deploy', 'local', 'parent-watchdog.js')).href;
 }
 
 function redactPassword(url: string): string {
@@ -376,23 +425,6 @@ function canListen(port: number): Promise<boolean> {
     // No host: the same "all interfaces" binding the gateway uses, so a clash on any interface is found.
     server.listen(port, () => server.close(() => resolveFree(true)));
   });
-}
-
-function forwardLines(child: ChildProcess, onLine: (line: string) => void): void {
-  for (const stream of [child.stdout, child.stderr]) {
-    let pending = '';
-    stream?.setEncoding('utf8');
-    stream?.on('data', (chunk: string) => {
-      pending += chunk;
-      const lines = pending.split('\n');
-      pending = lines.pop() ?? '';
-      for (const line of lines) onLine(line.replace(/\r$/, ''));
-    });
-    stream?.on('end', () => {
-      if (pending) onLine(pending);
-      pending = '';
-    });
-  }
 }
 
 function healthContractOf(service: ServiceName): AnyContract | undefined {

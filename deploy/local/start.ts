@@ -11,8 +11,9 @@ import {
 
 /**
  * `npm start`: brings the whole stack up and keeps it running until Ctrl-C (SIGINT) or SIGTERM. Data persists in
- * `.data/` between runs. A service that dies takes the stack down with a loud report, so nobody works against a
- * half-dead system without knowing.
+ * `.data/` between runs. A service that dies is restarted with backoff, as `restart: unless-stopped` would, and the
+ * log says which one, how it died and when it is back (`supervised-process.ts`). With `IOA_RESTART=no` a service
+ * that dies takes the stack down with a loud report instead.
  */
 const prefix = servicePrefix('stack');
 const log = (line: string) => process.stdout.write(`${prefix}${line}\n`);
@@ -63,6 +64,7 @@ const banner = [
 ];
 for (const line of banner) log(line);
 
+// Resolves only with IOA_RESTART=no: otherwise a dead service is restarted and the stack stays up.
 const failure = await stack.failure;
 log('');
 for (const line of `!!! ${describeFailure(failure)}`.split('\n')) log(line);
