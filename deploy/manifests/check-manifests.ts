@@ -10,7 +10,9 @@ import { parse, parseAllDocuments } from 'yaml';
  * - every app under apps/ has a compose service and a Deployment, running the shared image with SERVICE set to it;
  * - every Deployment has a readiness probe, CPU/memory requests and a memory limit, and selectors that match;
  * - every ConfigMap/Secret a workload references is generated or declared (Secrets may come from outside the base);
- * - every Service selects some workload.
+ * - every Service selects some workload;
+ * - a Deployment with more than one replica has a PodDisruptionBudget that leaves a drain room to evict (so a node
+ *   drain keeps the service up and still finishes), and every PodDisruptionBudget selects a workload.
  */
 type Node = { [key: string]: unknown };
 
@@ -176,13 +178,55 @@ function checkWorkloads(overlay: string, rendered: Rendered, secretsComeFromOuts
   }
 }
 
+function checkDisruptionBudgets(overlay: string, rendered: Rendered): void {
+  const budgets = rendered.objects.filter(({ object }) => object.kind === 'PodDisruptionBudget');
+  const podLabels = (object: Node) => asNode(asNode(asNode(asNode(object.spec).template).metadata).labels);
+  const selects = (budget: Node, workload: Node) => {
+    const selector = asNode(asNode(asNode(budget.spec).selector).matchLabels);
+    const labels = podLabels(workload);
+    return Object.keys(selector).length > 0 && Object.entries(selector).every(([key, value]) => labels[key] === value);
+  };
+  const workloads = rendered.objects.filter(({ object }) => ['Deployment', 'StatefulSet'].includes(text(object.kind)));
+  for (const { object: budget, file } of budgets) {
+    const where = `${file} PodDisruptionBudget/${text(asNode(budget.metadata).name)}`;
+    const spec = asNode(budget.spec);
+    if ((spec.minAvailable === undefined) === (spec.maxUnavailable === undefined)) {
+      problem(where, 'needs exactly one of minAvailable and maxUnavailable');
+    }
+    const selected = workloads.filter(({ object }) => selects(budget, object));
+    if (selected.length === 0) problem(where, 'selects no workload');
+    for (const { object } of selected) {
+      const replicas = Number(asNode(object.spec).replicas ?? 1);
+      // An integer minAvailable equal to the replica count forbids every eviction: a drain would never finish.
+      if (typeof spec.minAvailable === 'number' && spec.minAvailable >= replicas) {
+        problem(
+          where,
+          `minAvailable ${spec.minAvailable} leaves no pod of ${text(asNode(object.metadata).name)} evictable`,
+        );
+      }
+    }
+  }
+  for (const { object, file } of workloads.filter(({ object }) => object.kind === 'Deployment')) {
+    if (Number(asNode(object.spec).replicas ?? 1) < 2) continue;
+    if (!budgets.some(({ object: budget }) => selects(budget, object))) {
+      problem(
+        `${overlay} (${file})`,
+        `Deployment/${text(asNode(object.metadata).name)} has replicas but no PodDisruptionBudget`,
+      );
+    }
+  }
+}
+
 function checkKubernetes(): void {
   const base = render(join(root, 'k8s', 'base'));
   // The base leaves the database Secret to whoever deploys it; overlays must provide it.
   checkWorkloads('k8s/base', base, true);
+  checkDisruptionBudgets('k8s/base', base);
   const overlays = join(root, 'k8s', 'overlays');
   for (const overlay of existsSync(overlays) ? readdirSync(overlays) : []) {
-    checkWorkloads(`k8s/overlays/${overlay}`, render(join(overlays, overlay)), false);
+    const rendered = render(join(overlays, overlay));
+    checkWorkloads(`k8s/overlays/${overlay}`, rendered, false);
+    checkDisruptionBudgets(`k8s/overlays/${overlay}`, rendered);
   }
 }
 
