@@ -84,7 +84,7 @@ const moduleBoundaries = {
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', '.bench/**', 'docs/contract/**'],
+    ignores: ['**/dist/**', 'node_modules/**', 'coverage/**', '.data/**', '.bench/**', 'docs/contract/**'],
   },
   js.configs.recommended,
   {
