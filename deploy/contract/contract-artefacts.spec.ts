@@ -5,7 +5,14 @@ import addFormatsModule from 'ajv-formats';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { parse } from 'yaml';
-import { ALL_CONTRACTS, RegisterAgentV1, SearchAgentsV1, type AnyContract } from '@ioa/contracts';
+import {
+  ALL_CONTRACTS,
+  MAX_STORED_INTEGER,
+  PAYLOAD_BOUNDS,
+  RegisterAgentV1,
+  SearchAgentsV1,
+  type AnyContract,
+} from '@ioa/contracts';
 import { SAMPLE_AGENTS } from '../local/demo-client.js';
 import {
   ASYNCAPI_FILE,
@@ -115,5 +122,31 @@ describe('contract artefacts', () => {
     expect(twice).toContain('Edited prose.');
     expect(twice.split('BEGIN GENERATED').length).toBe(2);
     for (const contract of ALL_CONTRACTS) expect(twice).toContain(`\`${contract.subject}\``);
+  });
+
+  it('states the payload bounds the services check before validation', () => {
+    const submit = schemaOf('SubmitGoalV1Request');
+    expect(submit['x-ioa-bounds']).toMatchObject({
+      maxBytes: PAYLOAD_BOUNDS.maxBytes,
+      maxDepth: PAYLOAD_BOUNDS.maxDepth,
+    });
+    const goal = compile('SubmitGoalV1Request');
+    expect(goal({ goal: 'Summarise the report' })).toBe(true);
+    expect(goal({ goal: '   ' })).toBe(false);
+    expect(goal({ goal: 'x', maxDepth: true })).toBe(false);
+    expect(goal({ goal: 'x', budget: { tokens: null } })).toBe(false);
+    expect(goal({ goal: 'x', budget: { tokens: MAX_STORED_INTEGER + 1 } })).toBe(false);
+
+    const assignment = schemaOf('TaskAssignmentV1Request').properties as Record<string, Record<string, unknown>>;
+    expect(assignment.depth).toMatchObject({ maximum: Number.MAX_SAFE_INTEGER });
+    const card = schemaOf('RegisterAgentV1Request');
+    expect((card.properties as Record<string, Record<string, unknown>>).metadata).toMatchObject({
+      maxProperties: PAYLOAD_BOUNDS.maxObjectKeys,
+    });
+
+    const update = compile('UpdateAgentV1Request');
+    const id = '5f0c6b1e-8f1a-4c1e-9d7c-0e1d2c3b4a59';
+    expect(update({ id, owner: 'acme', documentationUrl: null })).toBe(true);
+    expect(update({ id, owner: 'acme', description: null })).toBe(false);
   });
 });

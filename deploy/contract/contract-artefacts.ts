@@ -3,6 +3,9 @@ import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { stringify } from 'yaml';
 import {
   ERROR_CODES,
+  MAX_STORED_INTEGER,
+  nullablePropertiesOf,
+  PAYLOAD_BOUNDS,
   HEADER_IDEMPOTENCY_KEY,
   HEADER_MESSAGE_ID,
   HEADER_TRACEPARENT,
@@ -117,6 +120,8 @@ export function payloadSchemas(contracts: readonly AnyContract[], prefix: string
       // The defaults emit a home-made pattern for dates and a non-standard "url" format.
       isDateString: { type: 'string', format: 'date-time' },
       isUrl: { type: 'string', format: 'uri' },
+      // `IsNested` adds `@IsDefined()`; `required` already says so, and `null` is refused unless `@Nullable()`.
+      isDefined: {},
     },
   }) as Record<string, JsonSchema>;
 
@@ -139,6 +144,7 @@ export function payloadSchemas(contracts: readonly AnyContract[], prefix: string
   for (const [name, payload] of [...classes].sort(([a], [b]) => a.localeCompare(b))) {
     const schema = structuredClone(generated[name] ?? inheritedSchema(payload, generated) ?? emptyObjectSchema());
     applyDefaults(schema, payload);
+    applyPayloadBounds(schema, payload);
     result.set(name, schema);
   }
   for (const [name, schema] of result) {
@@ -188,6 +194,53 @@ function applyDefaults(schema: JsonSchema, payload: PayloadClass): void {
     if (required.length > 0) schema.required = required;
     else delete schema.required;
   }
+}
+
+/** What `PAYLOAD_BOUNDS` allows at most, as the JSON Schema keywords that say it. */
+const IMPLICIT_BOUNDS: Record<string, Record<string, number>> = {
+  string: { maxLength: PAYLOAD_BOUNDS.maxStringLength },
+  array: { maxItems: PAYLOAD_BOUNDS.maxArrayItems },
+  object: { maxProperties: PAYLOAD_BOUNDS.maxObjectKeys },
+  integer: { minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
+  number: { minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
+};
+
+/** Adds the implicit bounds to a property schema (and the schemas inside it) that does not state a tighter one. */
+function boundProperty(schema: JsonSchema): void {
+  const bounds = typeof schema.type === 'string' ? IMPLICIT_BOUNDS[schema.type] : undefined;
+  for (const [keyword, limit] of Object.entries(bounds ?? {})) {
+    if (schema[keyword] === undefined) schema[keyword] = limit;
+  }
+  for (const key of ['items', 'additionalProperties']) {
+    const inner = schema[key];
+    if (typeof inner === 'object' && inner !== null && !Array.isArray(inner)) boundProperty(inner as JsonSchema);
+  }
+  for (const key of ['allOf', 'anyOf', 'oneOf']) {
+    const variants = schema[key];
+    if (Array.isArray(variants)) for (const inner of variants as JsonSchema[]) boundProperty(inner);
+  }
+}
+
+/**
+ * The bounds every service checks before validation (`PAYLOAD_BOUNDS`): the ones JSON Schema can say become
+ * keywords on each property (`maxLength`, `maxItems`, `maxProperties`, safe-integer `minimum`/`maximum`, `null`
+ * only on `@Nullable()` properties); the others (body size, nesting depth, forbidden characters) are listed under
+ * `x-ioa-bounds`. Integers declared with `IsIntegerIn` carry their own range (at most `MAX_STORED_INTEGER`).
+ */
+function applyPayloadBounds(schema: JsonSchema, payload: PayloadClass): void {
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  for (const property of Object.values(properties)) boundProperty(property);
+  for (const key of nullablePropertiesOf(payload)) {
+    if (properties[key]) properties[key] = { anyOf: [properties[key], { type: 'null' }] };
+  }
+  schema.maxProperties ??= PAYLOAD_BOUNDS.maxObjectKeys;
+  schema['x-ioa-bounds'] = {
+    maxBytes: PAYLOAD_BOUNDS.maxBytes,
+    maxDepth: PAYLOAD_BOUNDS.maxDepth,
+    maxKeyLength: PAYLOAD_BOUNDS.maxKeyLength,
+    maxStoredInteger: MAX_STORED_INTEGER,
+    forbiddenInStrings: ['NUL (U+0000)', 'unpaired UTF-16 surrogates'],
+  };
 }
 
 function refsIn(value: unknown, prefix: string): string[] {

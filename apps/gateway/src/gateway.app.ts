@@ -3,6 +3,8 @@ import type { LogLevel } from '@nestjs/common';
 import { VersioningType } from '@nestjs/common';
 import { HttpAdapterHost, NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { PAYLOAD_BOUNDS } from '@ioa/contracts';
+import { mountA2aFacade } from './a2a/a2a.routes.js';
 import { GatewayModule } from './gateway.module.js';
 import { HttpExceptionFilter } from './http/http-exception.filter.js';
 import { setUpOpenApi } from './http/openapi.js';
@@ -21,10 +23,14 @@ export async function createGatewayApp(options: GatewayAppOptions = {}): Promise
     logger: options.logger ?? ['log', 'warn', 'error', 'fatal'],
   });
   app.disable('x-powered-by');
+  // The same body limit as on NATS; a larger body is a 413 before anything parses it.
+  app.useBodyParser('json', { limit: PAYLOAD_BOUNDS.maxBytes });
   // `/v1/agents`: the version is part of the route, so v2 routes can live beside v1 ones.
   app.enableVersioning({ type: VersioningType.URI });
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new HttpExceptionFilter(app.get(HttpAdapterHost)));
   setUpOpenApi(app);
+  // The A2A and MCP endpoints are the protocol SDKs' own handlers, mounted beside Nest's routes.
+  mountA2aFacade(app);
   return app;
 }

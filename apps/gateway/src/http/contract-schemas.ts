@@ -22,6 +22,8 @@ export function contractSchemas(roots: Array<new (...args: never[]) => unknown>)
     classValidatorMetadataStorage: getMetadataStorage(),
     classTransformerMetadataStorage: defaultMetadataStorage,
     refPointerPrefix: SCHEMA_PREFIX,
+    // `IsNested` adds `@IsDefined()`, which `required` already expresses.
+    additionalConverters: { isDefined: {} },
   }) as Record<string, SchemaObject>;
   const selected: Record<string, SchemaObject> = {};
   const pending = roots.map((root) => root.name);

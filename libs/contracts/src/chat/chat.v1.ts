@@ -14,6 +14,7 @@ import {
 import { eventContract, requestContract } from '../common/contract.js';
 import { IsIntegerIn, IsNested, IsText } from '../common/validation.js';
 import { ModelUsageV1 } from '../common/usage.v1.js';
+import { Nullable } from '../common/payload-bounds.js';
 
 /**
  * Group chat. The chat service is the single authority over each group's conversation state: members *propose*
@@ -179,6 +180,7 @@ export class GroupV1 {
   /** Who holds the turn: an agent id, `user` (a question to the person), or null when nobody may speak. */
   @IsOptional()
   @IsString()
+  @Nullable()
   currentSpeaker: string | null;
 
   @IsInt()
@@ -190,6 +192,7 @@ export class GroupV1 {
   /** When the current speaker's turn times out. */
   @IsOptional()
   @IsDateString()
+  @Nullable()
   turnDeadline: string | null;
 
   /** Tasks the conversation waits on (sync tasks, or the tasks of a pause). */
@@ -202,6 +205,7 @@ export class GroupV1 {
 
   @IsOptional()
   @IsString()
+  @Nullable()
   conclusion: string | null;
 
   @IsInt()

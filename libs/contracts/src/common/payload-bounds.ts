@@ -160,6 +160,16 @@ function isNullable(instance: object, key: string): boolean {
   return false;
 }
 
+/** The properties of a payload class (and the classes it extends) marked `@Nullable()`, for the schema generator. */
+export function nullablePropertiesOf(payload: abstract new (...args: never[]) => unknown): string[] {
+  const names = new Set<string>();
+  for (let prototype = payload.prototype as object | null; prototype;) {
+    for (const key of NULLABLE_PROPERTIES.get(prototype) ?? []) if (typeof key === 'string') names.add(key);
+    prototype = Object.getPrototypeOf(prototype) as object | null;
+  }
+  return [...names].sort();
+}
+
 /**
  * The `null`s of a transformed payload that its classes do not allow. Only properties of contract class instances
  * are checked; free-form objects (`metadata`, event `data`) are plain JSON and may hold `null`. Iterative, and the

@@ -8,12 +8,9 @@ import {
   IsOptional,
   IsString,
   IsUUID,
-  Max,
-  Min,
 } from 'class-validator';
-import { Type } from 'class-transformer';
 import { eventContract, requestContract } from '../common/contract.js';
-import { IsIntegerIn, IsNested, IsText } from '../common/validation.js';
+import { IsIntegerIn, IsNested, IsNumberIn, IsText } from '../common/validation.js';
 import { AgentCardV1 } from '../registry/agent-card.v1.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -37,10 +34,7 @@ export class SearchAgentsV1Request {
 
   /** Cosine similarity in [-1, 1] below which a match is dropped. */
   @IsOptional()
-  @Type(() => Number)
-  @IsNumber()
-  @Min(-1)
-  @Max(1)
+  @IsNumberIn(-1, 1)
   minScore: number = 0;
 
   @IsOptional()

@@ -15,6 +15,7 @@ import {
 } from 'class-validator';
 import { eventContract, requestContract } from '../common/contract.js';
 import { IsIntegerIn, IsNested, IsSlug, IsText } from '../common/validation.js';
+import { Nullable } from '../common/payload-bounds.js';
 import {
   AGENT_STATUSES,
   AgentCardV1,
@@ -107,11 +108,15 @@ export class UpdateAgentV1Request {
   @IsAgentVersion()
   version?: string;
 
+  /** `null` removes the provider from the card. */
   @IsOptional()
+  @Nullable()
   @IsNested(() => AgentProviderV1)
   provider?: AgentProviderV1 | null;
 
+  /** `null` removes the documentation link. */
   @IsOptional()
+  @Nullable()
   @IsUrl({ require_tld: false, require_protocol: true })
   documentationUrl?: string | null;
 

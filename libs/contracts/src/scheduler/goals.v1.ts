@@ -13,6 +13,7 @@ import { eventContract, requestContract } from '../common/contract.js';
 import { IsIntegerIn, IsNested, IsText } from '../common/validation.js';
 import { ModelUsageV1 } from '../common/usage.v1.js';
 import { SCHEDULER_EVENTS_STREAM, TaskV1 } from './tasks.v1.js';
+import { Nullable } from '../common/payload-bounds.js';
 
 export const GOAL_STATUSES = [
   'submitted',
@@ -71,6 +72,7 @@ export class GoalV1 {
 
   @IsOptional()
   @IsUUID()
+  @Nullable()
   groupId: string | null;
 
   @IsNested(() => TaskV1, { each: true })
@@ -78,11 +80,13 @@ export class GoalV1 {
 
   @IsOptional()
   @IsString()
+  @Nullable()
   conclusion: string | null;
 
   /** Why the goal failed or was concluded early (budget, turn limit), when it was. */
   @IsOptional()
   @IsString()
+  @Nullable()
   statusReason: string | null;
 
   @IsNested(() => GoalUsageV1)
@@ -102,6 +106,7 @@ export class GoalV1 {
 
   @IsOptional()
   @IsUUID()
+  @Nullable()
   parentTaskId: string | null;
 
   @IsDateString()
@@ -112,6 +117,7 @@ export class GoalV1 {
 
   @IsOptional()
   @IsDateString()
+  @Nullable()
   endedAt: string | null;
 }
 

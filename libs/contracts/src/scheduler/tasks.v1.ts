@@ -2,6 +2,7 @@ import { IsDateString, IsIn, IsInt, IsOptional, IsString, IsUUID, MaxLength } fr
 import { eventContract, requestContract } from '../common/contract.js';
 import { IsNested, IsText } from '../common/validation.js';
 import { ModelUsageV1 } from '../common/usage.v1.js';
+import { Nullable } from '../common/payload-bounds.js';
 
 /** JetStream stream of scheduler facts (task and goal changes). */
 export const SCHEDULER_EVENTS_STREAM = 'IOA_SCHEDULER_EVENTS';
@@ -54,6 +55,7 @@ export class TaskV1 {
   /** The task this one belongs to, when it runs inside a sub-team's goal. */
   @IsOptional()
   @IsUUID()
+  @Nullable()
   parentTaskId: string | null;
 
   @IsUUID()
@@ -73,6 +75,7 @@ export class TaskV1 {
 
   @IsOptional()
   @IsNested(() => TaskBriefV1)
+  @Nullable()
   brief: TaskBriefV1 | null;
 
   @IsIn(TASK_STATES)
@@ -80,16 +83,19 @@ export class TaskV1 {
 
   @IsOptional()
   @IsString()
+  @Nullable()
   result: string | null;
 
   /** Latest progress note or the failure reason. */
   @IsOptional()
   @IsString()
+  @Nullable()
   statusMessage: string | null;
 
   /** When this task fails unless finished. */
   @IsOptional()
   @IsDateString()
+  @Nullable()
   deadline: string | null;
 
   @IsInt()
@@ -98,6 +104,7 @@ export class TaskV1 {
   /** Sub-team goal formed for this task, if its owner delegated it. */
   @IsOptional()
   @IsUUID()
+  @Nullable()
   childGoalId: string | null;
 
   @IsDateString()
@@ -108,10 +115,12 @@ export class TaskV1 {
 
   @IsOptional()
   @IsDateString()
+  @Nullable()
   startedAt: string | null;
 
   @IsOptional()
   @IsDateString()
+  @Nullable()
   completedAt: string | null;
 }
 

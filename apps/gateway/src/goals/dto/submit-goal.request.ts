@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsInt, IsObject, IsOptional, Max, Min, ValidateNested } from 'class-validator';
-import { IsText } from '@ioa/contracts';
+import { IsText, ToNumberIfNumeric } from '@ioa/contracts';
 
+// Numbers: a JSON body carries numbers (a `true` is refused, not read as 1); numeric strings are still accepted.
 // The bounds below are those of `SubmitGoalV1Request`: the gateway rejects what the scheduler would reject, without
 // a round trip, and with the same messages. (The contract class itself is not the HTTP body: it also carries
 // `parentTaskId`, which only a task owner forming a sub-team may set.)
@@ -15,7 +16,7 @@ export class GoalBudgetDto {
     example: 20000,
   })
   @IsOptional()
-  @Type(() => Number)
+  @ToNumberIfNumeric()
   @IsInt({ message: 'budget.tokens must be an integer' })
   @Min(1, { message: 'budget.tokens must not be less than 1' })
   tokens?: number;
@@ -28,7 +29,7 @@ export class GoalBudgetDto {
     example: 300,
   })
   @IsOptional()
-  @Type(() => Number)
+  @ToNumberIfNumeric()
   @IsInt({ message: 'budget.seconds must be an integer' })
   @Min(1, { message: 'budget.seconds must not be less than 1' })
   @Max(86400, { message: 'budget.seconds must not be greater than 86400' })
@@ -67,7 +68,7 @@ export class SubmitGoalRequestDto {
     description: 'Turns of conversation before the leader must conclude.',
   })
   @IsOptional()
-  @Type(() => Number)
+  @ToNumberIfNumeric()
   @IsInt()
   @Min(2)
   @Max(200)
@@ -81,7 +82,7 @@ export class SubmitGoalRequestDto {
     description: 'How deep sub-teams may nest (0 = no sub-teams).',
   })
   @IsOptional()
-  @Type(() => Number)
+  @ToNumberIfNumeric()
   @IsInt()
   @Min(0)
   @Max(5)
