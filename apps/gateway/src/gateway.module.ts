@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { PlatformConfigModule } from '@ioa/config';
 import { MessagingModule } from '@ioa/messaging';
+import { A2aModule } from './a2a/a2a.module.js';
 import { AgentsModule } from './agents/agents.module.js';
 import { gatewayConfig } from './gateway.config.js';
 import { GoalsModule } from './goals/goals.module.js';
@@ -19,6 +20,7 @@ import { PlatformHealthModule } from './health/platform-health.module.js';
     GoalsModule,
     GroupsModule,
     PlatformHealthModule,
+    A2aModule,
   ],
 })
 export class GatewayModule {}

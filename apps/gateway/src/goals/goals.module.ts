@@ -14,5 +14,7 @@ import { GoalsService } from './goals.service.js';
   imports: [ConfigModule.forFeature(goalEventsConfig)],
   controllers: [GoalsController],
   providers: [GoalsService, GoalEventTail, GoalEventStreams],
+  // The A2A facade and the MCP endpoint submit goals and follow their events as this route does.
+  exports: [GoalsService, GoalEventStreams],
 })
 export class GoalsModule {}
