@@ -3,6 +3,7 @@ import { PlatformConfigModule } from '@ioa/config';
 import { MessagingModule } from '@ioa/messaging';
 import { A2aModule } from './a2a/a2a.module.js';
 import { AgentsModule } from './agents/agents.module.js';
+import { DeadLettersModule } from './dead-letters/dead-letters.module.js';
 import { gatewayConfig } from './gateway.config.js';
 import { GoalsModule } from './goals/goals.module.js';
 import { GroupsModule } from './groups/groups.module.js';
@@ -20,6 +21,7 @@ import { PlatformHealthModule } from './health/platform-health.module.js';
     GoalsModule,
     GroupsModule,
     PlatformHealthModule,
+    DeadLettersModule,
     A2aModule,
   ],
 })

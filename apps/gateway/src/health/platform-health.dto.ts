@@ -2,6 +2,39 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export type Reachability = 'up' | 'down';
 
+export class ConsumerHealthDto {
+  @ApiProperty({ description: 'Durable JetStream consumer name (one per service and subject).' })
+  name: string;
+
+  @ApiProperty({ description: 'The one subject it consumes.' })
+  subject: string;
+
+  @ApiProperty({ type: 'integer', description: 'Events in the stream not yet delivered to it.' })
+  pending: number;
+
+  @ApiProperty({ type: 'integer', description: 'Events delivered and not yet acknowledged (retries included).' })
+  ackPending: number;
+
+  @ApiProperty({ type: 'integer' })
+  maxAckPending: number;
+
+  @ApiProperty({ type: 'integer', description: 'Events delivered more than once and not yet acknowledged.' })
+  redelivered: number;
+
+  @ApiProperty({ type: 'integer', description: 'Events it gave up on (see `GET /v1/dead-letters`).' })
+  deadLetters: number;
+
+  @ApiProperty({
+    description:
+      'Events wait and none moves: ack-pending at its limit, or events pending and none delivered for the ' +
+      "service's stuck threshold (`EVENT_STUCK_AFTER_MS`, 60 s by default).",
+  })
+  stuck: boolean;
+
+  @ApiPropertyOptional()
+  stuckReason?: string;
+}
+
 export class ServiceHealthDto {
   @ApiProperty({
     enum: ['up', 'degraded', 'down'],
@@ -20,6 +53,13 @@ export class ServiceHealthDto {
 
   @ApiPropertyOptional({ description: 'Why the service counts as down.' })
   reason?: string;
+
+  @ApiPropertyOptional({
+    type: ConsumerHealthDto,
+    isArray: true,
+    description: "The service's JetStream consumers (services that consume streams).",
+  })
+  consumers?: ConsumerHealthDto[];
 }
 
 export class ServicesHealthDto {
@@ -44,7 +84,9 @@ export type ServiceName = keyof ServicesHealthDto;
 export class PlatformHealthDto {
   @ApiProperty({
     enum: ['ok', 'degraded'],
-    description: '`ok` (HTTP 200) when NATS is up and the registry and discovery answer with their database up.',
+    description:
+      '`ok` (HTTP 200) when NATS is up, the registry and discovery answer with their database up, and no ' +
+      "service's stream consumer is stuck.",
   })
   status: 'ok' | 'degraded';
 

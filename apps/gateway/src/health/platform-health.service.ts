@@ -53,7 +53,10 @@ export class PlatformHealthService {
       ServiceHealthDto
     >;
     const required = REQUIRED_SERVICES.map((name) => services[name]);
-    const healthy = nats === 'up' && required.every((service) => service.status === 'up' && service.database === 'up');
+    // A stuck consumer stalls whatever flows through it (task results, goal progress), wherever it runs.
+    const stuck = Object.values(services).some((service) => service.consumers?.some((consumer) => consumer.stuck));
+    const healthy =
+      nats === 'up' && !stuck && required.every((service) => service.status === 'up' && service.database === 'up');
     return { status: healthy ? 'ok' : 'degraded', nats, database: databaseOf(required), services };
   }
 
@@ -81,6 +84,7 @@ export class PlatformHealthService {
         latencyMs: Date.now() - startedAt,
       };
       if (answer.database !== undefined) health.database = answer.database;
+      if (answer.consumers !== undefined) health.consumers = answer.consumers;
       return health;
     } catch (error) {
       const reason = error instanceof ContractError ? `${error.code}: ${error.message}` : String(error);
