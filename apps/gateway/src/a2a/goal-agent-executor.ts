@@ -33,7 +33,9 @@ export function textOf(message: Message): string {
 export function membersOf(request: RequestContext): string[] | undefined {
   const members: unknown = request.request.metadata?.members ?? request.userMessage.metadata?.members;
   if (members === undefined) return undefined;
-  return Array.isArray(members) ? members.map(String) : [String(members)];
+  // A non-string member is passed on as JSON, so the scheduler's refusal names what was sent.
+  const list: unknown[] = Array.isArray(members) ? members : [members];
+  return list.map((member) => (typeof member === 'string' ? member : JSON.stringify(member)));
 }
 
 function textPart(text: string): Part {
@@ -129,12 +131,12 @@ export class GoalAgentExecutor implements AgentExecutor {
    * Stops following the goal and ends the task `canceled`. The goal itself is canceled before this, by the request
    * handler, which also covers tasks no execution of this gateway follows.
    */
-  cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
+  cancelTask = (taskId: string, bus: ExecutionEventBus): Promise<void> => {
     const execution = this.executions.get(taskId);
     const contextId = execution?.contextId ?? this.waiting.get(taskId);
     this.waiting.delete(taskId);
     if (execution) execution.stop.abort();
-    if (execution?.ended || contextId === undefined) return;
+    if (execution?.ended || contextId === undefined) return Promise.resolve();
     bus.publish(
       AgentEvent.statusUpdate({
         taskId,
@@ -148,6 +150,7 @@ export class GoalAgentExecutor implements AgentExecutor {
       }),
     );
     if (execution) execution.ended = true;
+    return Promise.resolve();
   };
 
   /** Submits the goal, answers its question or follows it up; returns where its log stood before. */

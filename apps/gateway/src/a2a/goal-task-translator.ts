@@ -60,7 +60,7 @@ export class GoalTaskTranslator {
       case 'status':
         return this.onStatus(event.data as { status: GoalStatus; statusReason?: string | null; conclusion?: string });
       case 'team':
-        return this.onTeam(event.data as { members?: Array<{ name: string }> });
+        return this.onTeam(event.data);
       case 'message':
         return this.onMessage(
           event.data as { type: string; senderName: string; content: string; nextSpeaker?: string },
