@@ -1,15 +1,24 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export interface EmbeddedNats {
+  /** For clients on this machine (loopback when the server listens on every interface). */
   url: string;
   port: number;
+  /** The address(es) agents elsewhere use: one per interface the server listens on (see `agentUrlsFor`). */
+  agentUrls: string[];
   stop(): Promise<void>;
 }
 
 export interface NatsServerOptions {
+  /**
+   * The interface to listen on: loopback (127.0.0.1, the default) keeps the broker to this machine; an interface's
+   * address, or 0.0.0.0 for every interface, lets agents on other hosts connect. There is no authentication yet (it
+   * comes with the trust work), so open it only on a network you trust.
+   */
+  host?: string;
   /** 0 (default) picks a free port. */
   port?: number;
   /** JetStream storage; a temporary directory (removed on stop) when absent. */
@@ -42,19 +51,43 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   const temporary = options.storeDir ? undefined : mkdtempSync(join(tmpdir(), 'ioa-nats-'));
   const storeDir = options.storeDir ?? temporary!;
   const port = options.port && options.port > 0 ? String(options.port) : '-1';
-  const child = spawn(binary, ['-a', '127.0.0.1', '-p', port, '-js', '-sd', storeDir], {
+  const host = options.host ?? '127.0.0.1';
+  const child = spawn(binary, ['-a', host, '-p', port, '-js', '-sd', storeDir], {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: options.detached ?? false,
   });
   const boundPort = await waitForListening(child);
+  const local = isWildcard(host) ? '127.0.0.1' : host;
   return {
-    url: `nats://127.0.0.1:${boundPort}`,
+    url: `nats://${urlHost(local)}:${boundPort}`,
     port: boundPort,
+    agentUrls: agentUrlsFor(host, boundPort),
     stop: async () => {
       await stopChild(child);
       if (temporary) rmSync(temporary, { recursive: true, force: true });
     },
   };
+}
+
+function isWildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '[::]';
+}
+
+function urlHost(host: string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+/**
+ * The URLs an agent uses to reach a server listening on `host`: that address itself, or, for a wildcard, the address
+ * of every non-loopback IPv4 interface of this machine (then loopback, when there is no other).
+ */
+export function agentUrlsFor(host: string, port: number): string[] {
+  if (!isWildcard(host)) return [`nats://${urlHost(host)}:${port}`];
+  const addresses = Object.values(networkInterfaces())
+    .flat()
+    .filter((entry) => entry !== undefined && entry.family === 'IPv4' && !entry.internal)
+    .map((entry) => `nats://${entry!.address}:${port}`);
+  return addresses.length > 0 ? addresses : [`nats://127.0.0.1:${port}`];
 }
 
 function waitForListening(child: ChildProcess): Promise<number> {
