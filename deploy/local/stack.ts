@@ -38,6 +38,11 @@ export interface StackOptions {
   dataDir?: string;
   /** External NATS (comma-separated URLs); undefined starts a local nats-server. */
   natsUrl?: string;
+  /**
+   * Where the local nats-server listens (IOA_NATS_HOST, IOA_NATS_PORT): loopback and a free port by default;
+   * 0.0.0.0 or an interface's address lets agents on other hosts join.
+   */
+  natsListen?: { host?: string; port?: number };
   /** External PostgreSQL with pgvector; undefined starts the embedded PGlite. */
   databaseUrl?: string;
   /** Preferred gateway port; a free one is used instead when it is taken. */
@@ -74,6 +79,8 @@ export interface RunningStack {
   /** Undefined when the gateway is not among the started services. */
   gatewayUrl?: string;
   natsUrl: string;
+  /** The NATS URL(s) agents dial: the listen address(es) of the local nats-server, or the external NATS_URL. */
+  agentNatsUrls: string[];
   databaseUrl: string;
   /**
    * Resolves (never rejects) when a service exits while the stack is meant to be running and will not be restarted
@@ -101,9 +108,14 @@ export function stackOptionsFromEnvironment(
   if (!Number.isInteger(gatewayPort) || gatewayPort < 0 || gatewayPort > 65535) {
     throw new Error(`GATEWAY_PORT must be a port number, got "${environment.GATEWAY_PORT}"`);
   }
+  const natsPort = Number(environment.IOA_NATS_PORT || 0);
+  if (!Number.isInteger(natsPort) || natsPort < 0 || natsPort > 65535) {
+    throw new Error(`IOA_NATS_PORT must be a port number, got "${environment.IOA_NATS_PORT}"`);
+  }
   return {
     dataDir: environment.IOA_DATA_DIR ? resolve(environment.IOA_DATA_DIR) : defaults.dataDir,
     natsUrl: environment.NATS_URL || undefined,
+    natsListen: { host: environment.IOA_NATS_HOST || undefined, port: natsPort },
     databaseUrl: environment.DATABASE_URL || undefined,
     gatewayPort,
     services: services as ServiceName[],
@@ -183,7 +195,7 @@ async function startStackWithCleanups(
   const [nats, database] = await allOrCleanUp([
     options.natsUrl
       ? undefined
-      : startNatsServer({ storeDir: join(dataDir, 'nats'), detached: true }).then((server) => {
+      : startNatsServer({ storeDir: join(dataDir, 'nats'), detached: true, ...options.natsListen }).then((server) => {
           cleanups.push(() => server.stop());
           return server;
         }),
@@ -271,6 +283,7 @@ async function startStackWithCleanups(
   return {
     gatewayUrl,
     natsUrl,
+    agentNatsUrls: nats ? nats.agentUrls : natsUrl.split(','),
     databaseUrl,
     failure,
     processes: () =>

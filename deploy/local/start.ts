@@ -58,7 +58,10 @@ const banner = [
   ...(stack.gatewayUrl
     ? [`  agents:            ${stack.gatewayUrl}/v1/agents`, `  API docs:          ${stack.gatewayUrl}/docs`]
     : []),
-  `NATS for agents:     ${stack.natsUrl}`,
+  `NATS for agents:     ${stack.agentNatsUrls.join(', ')}`,
+  ...(stack.agentNatsUrls.every((url) => url.includes('//127.0.0.1:'))
+    ? ['  (this machine only: IOA_NATS_HOST=0.0.0.0 lets agents on other hosts join; docs/architecture.md)']
+    : []),
   'Press Ctrl-C to stop.',
   '',
 ];

@@ -13,7 +13,7 @@ function externalAddress(): string | undefined {
 async function roundTrip(url: string): Promise<string> {
   const connection = await connect({ servers: url, timeout: 2000 });
   try {
-    const subscription = connection.subscribe('probe', { callback: (_error, message) => message.respond('pong') });
+    const subscription = connection.subscribe('probe', { callback: (_error, message) => void message.respond('pong') });
     const reply = await connection.request('probe', 'ping', { timeout: 2000 });
     subscription.unsubscribe();
     return reply.string();
