@@ -1,0 +1,168 @@
+import { execFile } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { startNatsServer, type EmbeddedNats } from '@ioa/embedded';
+import {
+  parseReplicas,
+  REPOSITORY_ROOT,
+  startStack,
+  type RunningStack,
+  type ServiceName,
+} from '../../deploy/local/stack.js';
+
+const run = promisify(execFile);
+
+/**
+ * The fault suite's stack: the compiled services as separate processes under the launcher's supervision (exactly
+ * what `npm start` runs), over one nats-server this suite can stop and start again on the same port and store, and
+ * a native PostgreSQL 15 cluster (`deploy/local/native-postgres.sh`) it can restart too. Each run gets a fresh
+ * database in that cluster.
+ *
+ * Environment:
+ * - `IOA_FAULTS_PG_DIR` / `IOA_FAULTS_PG_PORT`: the cluster's data directory and port (CI passes the one its native
+ *   PostgreSQL step started; the script starts it when it is not running).
+ * - `IOA_FAULTS_REPLICAS`: replicas per service, default `chat=2,scheduler=2`.
+ * - `IOA_FAULTS_RESTART_DELAY_MS`: how long a killed service stays down before the launcher restarts it (100).
+ * - `IOA_FAULTS_LOG`: the file that receives every service line (default: a temporary file, printed at the start).
+ */
+export interface FaultStack {
+  stack: RunningStack;
+  gatewayUrl: string;
+  natsUrl: string;
+  databaseUrl: string;
+  logFile: string;
+  /** When each process label (`chat#1`, `gateway`) last said it had started. */
+  startedAt: Map<string, number>;
+  restartNats(): Promise<void>;
+  restartPostgres(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Short TTLs and timeouts, so that recoveries that wait on them fit in a CI run. */
+export const FAULT_ENVIRONMENT: NodeJS.ProcessEnv = {
+  REGISTRY_HEARTBEAT_TTL_SECONDS: '10',
+  REGISTRY_PRESENCE_SWEEP_MS: '500',
+  AGENT_HOST_HEARTBEAT_MS: '1000',
+  SCHEDULER_TURN_TIMEOUT_SECONDS: '8',
+  SCHEDULER_TASK_DEADLINE_SECONDS: '90',
+  SCHEDULER_DISPATCH_BACKOFF_MS: '200',
+  SCHEDULER_DISPATCH_TIMEOUT_MS: '2000',
+  REQUEST_TIMEOUT_MS: '3000',
+  EVENT_RETRY_BACKOFF_MS: '200,500,1000,2000,3000',
+};
+
+const STARTED = /Nest (microservice|application) successfully started/;
+
+export async function startFaultStack(): Promise<FaultStack> {
+  const workDir = mkdtempSync(join(tmpdir(), 'ioa-faults-'));
+  const logFile = process.env.IOA_FAULTS_LOG ?? join(workDir, 'services.log');
+  mkdirSync(join(workDir, 'nats'), { recursive: true });
+  const write = (line: string) => appendFileSync(logFile, `${new Date().toISOString()} ${line}\n`);
+
+  const natsPort = await freePort();
+  let nats: EmbeddedNats = await startNatsServer({ port: natsPort, storeDir: join(workDir, 'nats') });
+
+  const pgDir = process.env.IOA_FAULTS_PG_DIR ?? '/tmp/ioa-faults-pg';
+  const pgPort = Number(process.env.IOA_FAULTS_PG_PORT ?? (await freePort()));
+  const clusterUrl = await startPostgres(pgDir, pgPort);
+  // A cluster found running keeps its own port; a restart must bring it back there.
+  const runningPort = Number(new URL(clusterUrl).port);
+  const database = `ioa_faults_${Date.now()}`;
+  await withClient(clusterUrl, (client) => client.query(`CREATE DATABASE ${database}`));
+  const databaseUrl = clusterUrl.replace(/\/postgres$/, `/${database}`);
+  await withClient(databaseUrl, (client) => client.query('CREATE EXTENSION IF NOT EXISTS vector'));
+
+  const startedAt = new Map<string, number>();
+  const stack = await startStack({
+    natsUrl: nats.url,
+    databaseUrl,
+    gatewayPort: 0,
+    services: ['registry', 'discovery', 'chat', 'scheduler', 'agent-host', 'gateway'],
+    replicas: parseReplicas(process.env.IOA_FAULTS_REPLICAS ?? 'chat=2,scheduler=2'),
+    restart: 'unless-stopped',
+    // Quick restarts by default: the suite measures recovery, not the backoff. A longer first delay leaves a service
+    // down for a while, as a person restarting it by hand would.
+    restartPolicy: {
+      initialDelayMs: Number(process.env.IOA_FAULTS_RESTART_DELAY_MS ?? 100),
+      maxDelayMs: 5000,
+      stableAfterMs: 5000,
+    },
+    distDir: process.env.IOA_DIST_DIR,
+    environment: { ...process.env, ...FAULT_ENVIRONMENT },
+    startupTimeoutMs: 180_000,
+    log: (line) => write(`stack      | ${line}`),
+    output: (label, line) => {
+      if (STARTED.test(line)) startedAt.set(label, Date.now());
+      write(`${label.padEnd(12)}| ${line}`);
+    },
+  });
+
+  return {
+    stack,
+    gatewayUrl: stack.gatewayUrl!,
+    natsUrl: nats.url,
+    databaseUrl,
+    logFile,
+    startedAt,
+    restartNats: async () => {
+      await nats.stop();
+      nats = await startNatsServer({ port: natsPort, storeDir: join(workDir, 'nats') });
+    },
+    restartPostgres: async () => {
+      await run(join(REPOSITORY_ROOT, 'deploy', 'local', 'native-postgres.sh'), ['--stop', pgDir]);
+      await startPostgres(pgDir, runningPort);
+    },
+    stop: async () => {
+      await stack.stop();
+      await nats.stop();
+      await withClient(clusterUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)).catch(
+        (error: unknown) => write(`could not drop ${database}: ${String(error)}`),
+      );
+      if (!process.env.IOA_FAULTS_LOG) rmSync(workDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Starts the cluster (or finds it running) and returns its URL; the script prints only the URL on stdout. */
+async function startPostgres(dir: string, port: number): Promise<string> {
+  const { stdout } = await run(join(REPOSITORY_ROOT, 'deploy', 'local', 'native-postgres.sh'), [dir, String(port)], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return stdout.trim();
+}
+
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** The last lines of the services' log, for a failure message. */
+export function tailOf(file: string, lines = 60): string {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+export type { ServiceName };
