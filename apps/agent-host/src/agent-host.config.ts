@@ -84,6 +84,23 @@ class AgentHostEnvironment {
   @IsBoolean()
   AGENT_HOST_COMMUNICATOR?: boolean;
 
+  /**
+   * This replica's stable name for the work it owns (unique per replica, e.g. the pod or container name). With it a
+   * restarted replica takes its unfinished work back at once; without it (a fresh id per process) the work is taken
+   * over when its lease runs out.
+   */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9._:-]{1,200}$/, { message: 'AGENT_HOST_INSTANCE_ID must be 1-200 of A-Z a-z 0-9 . _ : -' })
+  AGENT_HOST_INSTANCE_ID?: string;
+
+  /** How long a replica's hold on accepted work lasts without renewal; a dead replica's work moves on after it. */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(500)
+  @Max(600_000)
+  AGENT_HOST_WORK_LEASE_MS?: number;
+
   /** Turns the communicator works on at the same time. */
   @IsOptional()
   @Type(() => Number)
@@ -116,6 +133,12 @@ export const agentHostConfig = registerAs('agentHost', () => {
       maxOutputBytes: numberOr(env.AGENT_HOST_CODE_MAX_OUTPUT_BYTES, 64 * 1024),
     },
     documentsDir: env.AGENT_HOST_DOCUMENTS_DIR || undefined,
+    ownership: {
+      instanceId: env.AGENT_HOST_INSTANCE_ID || undefined,
+      leaseMs: numberOr(env.AGENT_HOST_WORK_LEASE_MS, 15_000),
+      /** A task or turn taken on this many times (each time its replica died) is given up: it crashes replicas. */
+      maxClaims: 3,
+    },
     communicator: {
       enabled:
         env.AGENT_HOST_COMMUNICATOR === undefined ||

@@ -9,12 +9,15 @@ import { DocumentChunkEntity } from './agents/doc-researcher/document-chunk.enti
 import { DocumentEntity } from './agents/doc-researcher/document.entity.js';
 import { CommunicatorModule } from './communicator/communicator.module.js';
 import { CreateDocuments1795500000000 } from './migrations/1795500000000-create-documents.js';
+import { CreateOwnedWork1795600000000 } from './migrations/1795600000000-create-owned-work.js';
+import { OwnedWorkEntity } from './ownership/owned-work.entity.js';
 import { TasksModule } from './tasks/tasks.module.js';
 
 /**
  * agent-host: hosts the built-in agents (code-runner, doc-researcher, writer) — registered and heartbeating like
  * any agent, serving their task subjects — and runs the platform communicator that speaks in group chats for
- * agents that do not speak for themselves. Its only tables are the researcher's documents (schema `agent_host`).
+ * agents that do not speak for themselves. Its tables (schema `agent_host`): the researcher's documents, and the
+ * tasks and turns it has accepted and not finished (`owned_work`), so a crash loses none of them.
  */
 @Module({
   imports: [
@@ -22,8 +25,8 @@ import { TasksModule } from './tasks/tasks.module.js';
     MessagingModule.forService('agent-host'),
     DatabaseModule.forService({
       schema: 'agent_host',
-      entities: [DocumentEntity, DocumentChunkEntity],
-      migrations: [CreateDocuments1795500000000],
+      entities: [DocumentEntity, DocumentChunkEntity, OwnedWorkEntity],
+      migrations: [CreateDocuments1795500000000, CreateOwnedWork1795600000000],
       prerequisites: ['CREATE EXTENSION IF NOT EXISTS vector'],
     }),
     HealthModule.forService(AgentHostHealthV1),

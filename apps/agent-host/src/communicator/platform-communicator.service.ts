@@ -1,4 +1,12 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
+import PQueue from 'p-queue';
 import {
   ContractError,
   GetGroupV1,
@@ -29,7 +37,8 @@ import {
   type TurnMoveOutput,
 } from '@ioa/llm';
 import { agentHostConfig, type AgentHostConfig } from '../agent-host.config.js';
-import { TaskQueue } from '../tasks/task-queue.js';
+import type { OwnedWork } from '../ownership/owned-work.repository.js';
+import { WorkLeaseService } from '../ownership/work-lease.service.js';
 import { AgentCardCache } from './agent-card.cache.js';
 
 /** Durable consumer name of the communicator on the chat stream (replicas share it). */
@@ -37,6 +46,12 @@ export const COMMUNICATOR_DURABLE = 'agent-host';
 /** Codes by which the chat refuses a move; the reason is fed back to the model. */
 const REJECTIONS = new Set(['INVALID_STATE', 'FORBIDDEN', 'VALIDATION_FAILED']);
 const MESSAGE_CHARS = 4000;
+/** The scope of turns in the ownership table: any replica running the communicator may take one over. */
+const TURN_SCOPE = 'communicator';
+
+function turnKey(event: Pick<TurnGrantedV1Event, 'groupId' | 'turn'>): string {
+  return `${event.groupId}:${event.turn}`;
+}
 
 export type TurnOutcome =
   | { kind: 'moved'; type: TurnMoveOutput['type']; attempts: number; usage: ModelUsageV1 }
@@ -74,14 +89,16 @@ function conversationOf(message: ChatMessageV1): ConversationMessage {
  * move with the model (`turn.move`, from the event's bounded window and task ledger), writes the conclusion with
  * one more call (`conclusion`) when it concludes, and proposes it with the usage spent. A refused move is retried
  * with the refusal fed back (at most `moveRetries` times), unless the turn has moved on, in which case it is
- * dropped. Turns are handled in the background, many at once, never waiting on task work; a turn lost in a crash
- * is passed on by the chat's turn timeout.
+ * dropped. Turns are handled in the background, many at once, never waiting on task work. A grant is acknowledged
+ * only once the turn is owned durably (a row in `agent_host.owned_work`); a turn whose replica died is taken over
+ * through its lease (`WorkLeaseService`) and taken again, and the chat refuses a move for a turn that moved on.
  */
 @Injectable()
-export class PlatformCommunicatorService implements OnApplicationBootstrap {
+export class PlatformCommunicatorService implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(PlatformCommunicatorService.name);
-  private readonly turns: TaskQueue;
+  private readonly turns: PQueue;
   private readonly inFlight = new Set<string>();
+  private stopping = false;
   readonly usage = new UsageMeter();
 
   constructor(
@@ -90,34 +107,73 @@ export class PlatformCommunicatorService implements OnApplicationBootstrap {
     private readonly cards: AgentCardCache,
     @Inject(LANGUAGE_MODEL) private readonly model: LanguageModel,
     @Inject(agentHostConfig.KEY) private readonly config: AgentHostConfig,
+    private readonly lease: WorkLeaseService,
   ) {
-    this.turns = new TaskQueue(config.communicator.turnConcurrency);
+    this.turns = new PQueue({ concurrency: config.communicator.turnConcurrency });
+  }
+
+  onModuleInit(): void {
+    this.lease.resumeWith(
+      'turn',
+      () => (this.config.communicator.enabled ? [TURN_SCOPE] : []),
+      (work) => this.resume(work),
+    );
   }
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.communicator.enabled) return;
     await this.events.subscribe({
       durable: COMMUNICATOR_DURABLE,
-      handlers: [on(TurnGrantedV1, (event) => Promise.resolve(this.accept(event)))],
+      handlers: [on(TurnGrantedV1, (event) => this.accept(event))],
     });
   }
 
-  /** Queues the turn and returns at once, so the consumer moves on to the next group's event. */
-  accept(event: TurnGrantedV1Event): void {
-    const key = `${event.groupId}:${event.turn}`;
+  /**
+   * Owns the turn durably, queues it and returns, so the consumer acknowledges the grant and moves on to the next
+   * group's event. When the row cannot be written this throws, and the grant is delivered again.
+   */
+  async accept(event: TurnGrantedV1Event): Promise<void> {
+    const key = turnKey(event);
     if (this.inFlight.has(key)) return; // a redelivery of a turn being handled
+    // Already owned: by a replica taking it now, or by a dead one whose lease hands it to a live one.
+    if (await this.lease.own('turn', key, TURN_SCOPE, event)) this.start(event);
+  }
+
+  /** Takes a turn again that a replica (or this one, before a restart) held when it died. */
+  private resume(work: OwnedWork): void {
+    const event = work.payload as TurnGrantedV1Event;
+    if (this.inFlight.has(work.workKey) || this.stopping) return;
+    if (work.claims > this.config.ownership.maxClaims) {
+      this.logger.warn(`Turn ${event.turn} of group ${event.groupId} dropped: it stopped ${work.claims - 1} replicas`);
+      void this.lease.release('turn', work.workKey);
+      return;
+    }
+    this.start(event);
+  }
+
+  private start(event: TurnGrantedV1Event): void {
+    const key = turnKey(event);
     this.inFlight.add(key);
-    this.turns.push(key, async () => {
+    void this.turns.add(async () => {
+      let finished = false;
       try {
         const outcome = await this.handleTurn(event);
+        finished = true;
         if (outcome.kind === 'dropped')
           this.logger.log(`Turn ${event.turn} of group ${event.groupId} dropped: ${outcome.reason}`);
       } catch (error) {
+        // Not finished: the lease runs out and the turn is taken again, unless the chat has moved on by then.
         this.logger.warn(`Turn ${event.turn} of group ${event.groupId} failed: ${(error as Error).message}`);
       } finally {
         this.inFlight.delete(key);
+        if (finished) await this.lease.release('turn', key);
+        else await this.lease.handBack('turn', key);
       }
     });
+  }
+
+  onApplicationShutdown(): void {
+    this.stopping = true;
   }
 
   async handleTurn(event: TurnGrantedV1Event): Promise<TurnOutcome> {

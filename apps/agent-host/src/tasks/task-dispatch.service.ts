@@ -12,6 +12,8 @@ import {
   type TaskAssignmentV1Response,
 } from '@ioa/contracts';
 import { ContractClient, ContractResponder, toContractError, type ServedSubject } from '@ioa/messaging';
+import PQueue from 'p-queue';
+import pRetry from 'p-retry';
 import {
   addUsage,
   callFor,
@@ -22,32 +24,37 @@ import {
 } from '@ioa/llm';
 import { agentHostConfig, type AgentHostConfig } from '../agent-host.config.js';
 import { HOSTED_AGENTS, type HostedAgent, type TaskOutcome } from '../agents/hosted-agent.js';
+import type { OwnedWork } from '../ownership/owned-work.repository.js';
+import { WorkLeaseService } from '../ownership/work-lease.service.js';
 import { AgentRegistrationService } from '../registration/agent-registration.service.js';
-import { TaskQueue } from './task-queue.js';
 
 /** Replicas of agent-host share each agent's task subject; this is their queue group. */
 export const TASK_QUEUE_GROUP = 'agent-host';
-const REPORT_ATTEMPTS = 4;
-const REPORT_BACKOFF_MS = [200, 1000, 3000];
+/** A report is sent up to 4 times while the scheduler is unreachable, 200 ms, 1 s and 3 s apart. */
+const REPORT_RETRY = { retries: 3, minTimeout: 200, factor: 5, maxTimeout: 3000, randomize: false } as const;
 
 interface RunningTask {
   agent: HostedAgent;
   assignment: TaskAssignmentV1Request;
+  /** Aborted on cancellation (or shutdown): the work stops and nothing is reported. */
   controller: AbortController;
+  /** Aborted only to take a task out of its queue before it starts. */
+  waiting: AbortController;
   started: boolean;
 }
 
 interface AgentChannel {
   agentId: string;
-  queue: TaskQueue;
   subscriptions: ServedSubject[];
 }
 
 /**
- * Serves the task subjects of the hosted agents. An assignment is validated and acknowledged at once; the work
- * runs in the background (per agent at most `concurrency` at a time, the rest queued), and is reported through
- * `ReportTaskV1`: `working`, then `completed` / `failed` / `rejected`. Nothing here waits on another task, so one
- * group's slow work never holds up another group.
+ * Serves the task subjects of the hosted agents. An assignment is validated, owned durably (a row in
+ * `agent_host.owned_work`, committed before the acknowledgement goes out) and acknowledged; the work runs in the
+ * background (per agent at most `concurrency` at a time, the rest queued), and is reported through `ReportTaskV1`:
+ * `working`, then `completed` / `failed` / `rejected`. Nothing here waits on another task, so one group's slow work
+ * never holds up another group. The row goes when the task is finished or canceled; a task whose replica died is
+ * taken over through its lease (`WorkLeaseService`) and run again from the start.
  *
  * Each agent's own subjects are subscribed — never a wildcard — so tasks of external agents are never answered
  * here. Assignments use the queue group (one replica takes each); cancellations are heard by every replica, since
@@ -57,6 +64,7 @@ interface AgentChannel {
 export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(TaskDispatchService.name);
   private readonly channels = new Map<string, AgentChannel>();
+  private readonly queues = new Map<string, PQueue>();
   private readonly tasks = new Map<string, RunningTask>();
   private stopping = false;
 
@@ -67,10 +75,20 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
     @Inject(HOSTED_AGENTS) private readonly agents: HostedAgent[],
     @Inject(LANGUAGE_MODEL) private readonly model: LanguageModel,
     @Inject(agentHostConfig.KEY) private readonly config: AgentHostConfig,
-  ) {}
+    private readonly lease: WorkLeaseService,
+  ) {
+    for (const agent of agents) {
+      this.queues.set(agent.name, new PQueue({ concurrency: agent.concurrency ?? config.taskConcurrency }));
+    }
+  }
 
   onModuleInit(): void {
     this.registration.onRegistered((agent, agentId) => this.serve(agent, agentId));
+    this.lease.resumeWith(
+      'task',
+      () => this.agents.map((agent) => agent.name),
+      (work) => void this.resume(work),
+    );
   }
 
   /** Tasks accepted and not finished (running or queued), for tests and health. */
@@ -82,7 +100,6 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
     const previous = this.channels.get(agent.name);
     if (previous?.agentId === agentId) return;
     for (const subscription of previous?.subscriptions ?? []) subscription.unsubscribe();
-    const queue = previous?.queue ?? new TaskQueue(agent.concurrency ?? this.config.taskConcurrency);
     // Validation, bounds, the error envelope and the reply itself are the shared receive path's (ContractResponder).
     const subscriptions = [
       this.responder.serve(
@@ -93,34 +110,70 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
       ),
       this.responder.listen(TaskCanceledV1, subjectFor(TaskCanceledV1, agentId), (event) => this.onTaskCanceled(event)),
     ];
-    this.channels.set(agent.name, { agentId, queue, subscriptions });
+    this.channels.set(agent.name, { agentId, subscriptions });
   }
 
-  private onAssignTask(
+  private async onAssignTask(
     agent: HostedAgent,
     agentId: string,
     assignment: TaskAssignmentV1Request,
-  ): TaskAssignmentV1Response {
+  ): Promise<TaskAssignmentV1Response> {
     if (assignment.agentId !== agentId) {
       return { accepted: false, reason: `This subject serves agent ${agentId}, not ${assignment.agentId}` };
     }
     if (this.stopping) return { accepted: false, reason: 'agent-host is shutting down' };
-    // A dispatch retried after a lost ack must not start the task twice.
-    if (!this.tasks.has(assignment.taskId)) {
-      const task: RunningTask = { agent, assignment, controller: new AbortController(), started: false };
-      this.tasks.set(assignment.taskId, task);
-      this.channels.get(agent.name)?.queue.push(assignment.taskId, () => this.execute(task));
-    }
+    // A dispatch retried after a lost ack must not start the task twice: running here, or owned by a replica (which
+    // runs it, or whose lease runs out and hands it to a live one).
+    if (this.tasks.has(assignment.taskId)) return { accepted: true };
+    // Owned before acknowledged: when the row cannot be written the error goes back and the scheduler retries.
+    if (await this.lease.own('task', assignment.taskId, agent.name, assignment)) this.start(agent, assignment);
     return { accepted: true };
   }
 
-  private onTaskCanceled(event: TaskCanceledV1Event): void {
+  /** Runs a task taken over from a replica that died (or from this one before a restart). */
+  private async resume(work: OwnedWork): Promise<void> {
+    const agent = this.agents.find((candidate) => candidate.name === work.scope);
+    const assignment = work.payload as TaskAssignmentV1Request;
+    if (!agent || this.tasks.has(assignment.taskId) || this.stopping) return;
+    if (work.claims > this.config.ownership.maxClaims) {
+      // Every replica that took it on died: stop the loop, tell the scheduler why.
+      await this.report({
+        taskId: assignment.taskId,
+        agentId: assignment.agentId,
+        state: 'failed',
+        content: `${agent.name} was stopped ${work.claims - 1} times while working on this task (it may crash agent-host)`,
+      });
+      await this.lease.release('task', assignment.taskId);
+      return;
+    }
+    this.start(agent, assignment);
+  }
+
+  private start(agent: HostedAgent, assignment: TaskAssignmentV1Request): void {
+    const task: RunningTask = {
+      agent,
+      assignment,
+      controller: new AbortController(),
+      waiting: new AbortController(),
+      started: false,
+    };
+    this.tasks.set(assignment.taskId, task);
+    // The queue rejects only when the task is taken out before it starts (canceled); `execute` catches the rest.
+    this.queues
+      .get(agent.name)
+      ?.add(() => this.execute(task), { signal: task.waiting.signal })
+      .catch(() => undefined);
+  }
+
+  private async onTaskCanceled(event: TaskCanceledV1Event): Promise<void> {
+    // Every replica hears it; the one holding the row (running or not, even a dead one's) lets it go.
+    await this.lease.release('task', event.taskId);
     const task = this.tasks.get(event.taskId);
     if (!task) return;
     this.logger.log(`Task ${event.taskId} of ${task.agent.name} canceled: ${event.reason}`);
     task.controller.abort(new Error(event.reason));
     if (!task.started) {
-      this.channels.get(task.agent.name)?.queue.remove(event.taskId);
+      task.waiting.abort(new Error(event.reason));
       this.tasks.delete(event.taskId);
     }
   }
@@ -128,20 +181,28 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
   private async execute(task: RunningTask): Promise<void> {
     const { assignment, agent, controller } = task;
     task.started = true;
+    let finished = false;
     try {
       if (controller.signal.aborted) return;
-      const accepted = await this.report({
+      const started = await this.report({
         taskId: assignment.taskId,
         agentId: assignment.agentId,
         state: 'working',
         content: `${agent.name} started the task`,
       });
-      if (!accepted || controller.signal.aborted) return;
+      if (started === 'refused') {
+        finished = true; // the scheduler refused it (canceled, finished, unknown): nobody should resume it
+        return;
+      }
+      if (controller.signal.aborted) return;
       let usage: ModelUsageV1 | undefined;
       if (assignment.depth < assignment.maxDepth) {
         const delegation = await this.delegate(task);
         usage = delegation.usage;
-        if (delegation.delegated) return; // the scheduler completes the task when the sub-team concludes
+        if (delegation.delegated) {
+          finished = true; // the scheduler completes the task when the sub-team concludes
+          return;
+        }
       }
       let outcome: TaskOutcome;
       try {
@@ -154,15 +215,25 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
         };
       }
       if (controller.signal.aborted) return; // canceled: the scheduler no longer wants a report
-      await this.report({
+      const reported = await this.report({
         taskId: assignment.taskId,
         agentId: assignment.agentId,
         state: outcome.state,
         content: outcome.content,
         usage: addUsage(usage, outcome.usage),
       });
+      if (reported === 'undelivered') {
+        // The result must not be lost with the scheduler unreachable: the next sweep takes the task on again (here
+        // or on a replica), and the number of claims bounds how often.
+        await this.lease.handBack('task', assignment.taskId);
+        return;
+      }
+      finished = true;
     } finally {
       this.tasks.delete(assignment.taskId);
+      // Canceled tasks were released by the cancellation. Work cut short by a shutdown stays owned, for a replica
+      // (or this one restarted) to resume.
+      if (finished) await this.lease.release('task', assignment.taskId);
     }
   }
 
@@ -200,13 +271,18 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
     }
     if (!decision.output.delegate || !decision.output.goal) return { delegated: false, usage: decision.usage };
     try {
-      const child = await this.client.request(SubmitGoalV1, {
-        goal: decision.output.goal,
-        parentTaskId: assignment.taskId,
-        maxDepth: assignment.maxDepth,
-        maxTurns: 12,
-        budget: {},
-      });
+      const child = await this.client.request(
+        SubmitGoalV1,
+        {
+          goal: decision.output.goal,
+          parentTaskId: assignment.taskId,
+          maxDepth: assignment.maxDepth,
+          maxTurns: 12,
+          budget: {},
+        },
+        // A task resumed after a crash asks again; the scheduler answers with the sub-team it already formed.
+        { idempotencyKey: `sub-team:${assignment.taskId}` },
+      );
       await this.report({
         taskId: assignment.taskId,
         agentId: assignment.agentId,
@@ -224,30 +300,26 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
   }
 
   /**
-   * Sends a report, retrying while the scheduler is unreachable. False only when the scheduler refuses it (the task
+   * Sends a report, retrying while the scheduler is unreachable. `refused` when the scheduler refuses it (the task
    * was canceled or finished meanwhile: INVALID_STATE, NOT_FOUND…), which tells the caller to stop working on it.
-   * An unreachable scheduler is not a refusal: the work goes on and the final report tries again.
+   * An unreachable scheduler is not a refusal (`undelivered`): the work goes on and the final report tries again.
    */
-  private async report(request: ReportTaskV1Request): Promise<boolean> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.client.request(ReportTaskV1, request);
-        return true;
-      } catch (error) {
-        const contractError = toContractError(error);
-        if (!contractError.retryable) {
-          const level = contractError.code === 'INVALID_STATE' ? 'log' : 'warn';
-          this.logger[level](`Report ${request.state} for task ${request.taskId} refused: ${contractError.message}`);
-          return false;
-        }
-        if (attempt >= REPORT_ATTEMPTS || this.stopping) {
-          this.logger.warn(
-            `Report ${request.state} for task ${request.taskId} not delivered: ${contractError.message}`,
-          );
-          return true;
-        }
-        await new Promise((resolve) => setTimeout(resolve, REPORT_BACKOFF_MS[attempt - 1] ?? 3000));
+  private async report(request: ReportTaskV1Request): Promise<'delivered' | 'refused' | 'undelivered'> {
+    try {
+      await pRetry(() => this.client.request(ReportTaskV1, request), {
+        ...REPORT_RETRY,
+        shouldRetry: ({ error }) => toContractError(error).retryable && !this.stopping,
+      });
+      return 'delivered';
+    } catch (error) {
+      const contractError = toContractError(error);
+      if (!contractError.retryable) {
+        const level = contractError.code === 'INVALID_STATE' ? 'log' : 'warn';
+        this.logger[level](`Report ${request.state} for task ${request.taskId} refused: ${contractError.message}`);
+        return 'refused';
       }
+      this.logger.warn(`Report ${request.state} for task ${request.taskId} not delivered: ${contractError.message}`);
+      return 'undelivered';
     }
   }
 
@@ -256,7 +328,10 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
     for (const channel of this.channels.values()) {
       for (const subscription of channel.subscriptions) subscription.unsubscribe();
     }
-    // Running code is killed; the scheduler's deadline (or re-assignment) takes care of the tasks.
-    for (const task of this.tasks.values()) task.controller.abort(new Error('agent-host is shutting down'));
+    // Running code is killed; the tasks stay owned and are resumed by a replica or after the restart.
+    for (const task of this.tasks.values()) {
+      task.waiting.abort(new Error('agent-host is shutting down'));
+      task.controller.abort(new Error('agent-host is shutting down'));
+    }
   }
 }

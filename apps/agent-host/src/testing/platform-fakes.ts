@@ -25,12 +25,16 @@ import {
 
 const decoder = new TextDecoder();
 
+/** A handler's answer that sends no reply at all: the caller waits, as for a service that died mid-request. */
+const NO_REPLY = Symbol('no reply');
+
 function serve(connection: NatsConnection, subject: string, handle: (body: never) => unknown): void {
   connection.subscribe(subject, {
     callback: (error, message: Msg) => {
       if (error) return;
       const body = JSON.parse(decoder.decode(message.data)) as never;
       const result = handle(body);
+      if (result === NO_REPLY) return;
       message.respond(
         JSON.stringify(result instanceof FakeRefusal ? { ok: false, error: result.body } : { ok: true, data: result }),
       );
@@ -135,8 +139,8 @@ export function startFakeScheduler(connection: NatsConnection): FakeScheduler {
 
 export interface FakeChat {
   proposals: ProposeMoveV1Request[];
-  /** Answers to the next proposals (accept when empty). */
-  script: Array<'accept' | FakeRefusal>;
+  /** Answers to the next proposals (accept when empty); `silent` records the proposal and never answers. */
+  script: Array<'accept' | 'silent' | FakeRefusal>;
   /** What GetGroupV1 says about a group's turn and ledger (default: still the proposing speaker's turn). */
   groups: Map<string, { turn: number; currentSpeaker: string | null; tasks?: GroupTaskV1[] }>;
 }
@@ -146,6 +150,7 @@ export function startFakeChat(connection: NatsConnection): FakeChat {
   serve(connection, ProposeMoveV1.subject, (request: ProposeMoveV1Request) => {
     chat.proposals.push(request);
     const answer = chat.script.shift() ?? 'accept';
+    if (answer === 'silent') return NO_REPLY;
     if (answer !== 'accept') return answer;
     chat.groups.set(request.groupId, { turn: request.turn + 1, currentSpeaker: request.nextSpeaker ?? null });
     return { message: { groupId: request.groupId, type: request.type }, group: { id: request.groupId } };

@@ -1,0 +1,185 @@
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { INestMicroservice } from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { jetstream } from '@nats-io/jetstream';
+import { DataSource } from 'typeorm';
+import {
+  AssignTaskV1,
+  subjectFor,
+  TurnGrantedV1,
+  type ReportTaskV1Request,
+  type TaskAssignmentV1Request,
+  type TurnGrantedV1Event,
+} from '@ioa/contracts';
+import { createService, NATS_CONNECTION } from '@ioa/messaging';
+import {
+  connectRaw,
+  expectEventually,
+  rawRequest,
+  startTestInfrastructure,
+  type TestInfrastructure,
+} from '@ioa/testing';
+import { AgentHostModule } from '../agent-host.module.js';
+import {
+  startFakeChat,
+  startFakeRegistry,
+  startFakeScheduler,
+  type FakeChat,
+  type FakeRegistry,
+  type FakeScheduler,
+} from '../testing/platform-fakes.js';
+
+const LEASE_MS = 1500;
+const DEADLINE_MS = 60_000;
+
+/**
+ * agent-host dies mid-work and nothing is lost: a task it acknowledged and a turn it was granted are owned in its
+ * table before the acknowledgement, and are finished after a restart or by a replica, long before their deadlines.
+ * "Dies" is a crash, not a shutdown: its NATS connection and its database pool are cut without any of its shutdown
+ * hooks, so it can neither report, propose nor let go of its rows, exactly like a process killed with SIGKILL (the
+ * fault suite in `test/` does the same with real processes).
+ */
+describe('agent-host crash recovery (real NATS and database)', () => {
+  let infrastructure: TestInfrastructure;
+  let external: NatsConnection;
+  let registry: FakeRegistry;
+  let scheduler: FakeScheduler;
+  let chat: FakeChat;
+  const services: INestMicroservice[] = [];
+
+  beforeAll(async () => {
+    infrastructure = await startTestInfrastructure();
+    infrastructure.applyEnvironment({
+      AGENT_HOST_HEARTBEAT_MS: '200',
+      AGENT_HOST_AGENTS: 'code-runner',
+      AGENT_HOST_WORK_LEASE_MS: String(LEASE_MS),
+    });
+    external = await connectRaw(infrastructure.natsUrl);
+    registry = startFakeRegistry(external);
+    scheduler = startFakeScheduler(external);
+    chat = startFakeChat(external);
+    await external.flush();
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const service of services) await service.close().catch(() => undefined);
+    await external?.close();
+    await infrastructure?.stop();
+  });
+
+  async function bootReplica(instanceId: string): Promise<INestMicroservice> {
+    process.env.AGENT_HOST_INSTANCE_ID = instanceId;
+    const service = await createService(AgentHostModule, { name: 'agent-host', logger: false });
+    services.push(service);
+    await expectEventually(() => registry.idOf('code-runner'), { message: 'code-runner registers' });
+    return service;
+  }
+
+  /** Cuts the replica off the way SIGKILL would: no drain, no shutdown hook, no last write. */
+  async function crash(service: INestMicroservice): Promise<void> {
+    await service.get<NatsConnection>(NATS_CONNECTION).close();
+    await service.get(DataSource).destroy();
+  }
+
+  async function ownedRows(service: INestMicroservice): Promise<Array<{ kind: string; work_key: string }>> {
+    return service.get(DataSource).query(`SELECT "kind", "work_key" FROM "agent_host"."owned_work"`);
+  }
+
+  function newAssignment(code: string): TaskAssignmentV1Request {
+    return {
+      taskId: randomUUID(),
+      goalId: randomUUID(),
+      groupId: randomUUID(),
+      agentId: registry.idOf('code-runner') as string,
+      brief: { abstract: 'Slow sum', inputs: '', description: `Run \`${code}\``, completionCriteria: 'The sum' },
+      deadline: new Date(Date.now() + DEADLINE_MS).toISOString(),
+      depth: 0,
+      maxDepth: 0,
+      attempt: 1,
+    };
+  }
+
+  const finalReports = (taskId: string): ReportTaskV1Request[] =>
+    scheduler.reportsOf(taskId).filter((report) => report.state !== 'working');
+
+  it('a task running when its replica crashed is run again and reported once, right after the restart', async () => {
+    const first = await bootReplica('replica-a');
+    // Slow enough to be caught mid-run, and its result only this code can produce.
+    const assignment = newAssignment(
+      'new Promise((resolve) => setTimeout(() => resolve(["sum", 20 + 22].join(" ")), 2000))',
+    );
+    const acknowledged = await rawRequest(external, subjectFor(AssignTaskV1, assignment.agentId), assignment);
+    expect(acknowledged).toEqual({ ok: true, data: { accepted: true } });
+    // Acknowledged means owned: the row was committed before the reply went out.
+    expect(await ownedRows(first)).toContainEqual({ kind: 'task', work_key: assignment.taskId });
+    await expectEventually(() => scheduler.reportsOf(assignment.taskId).length === 1, {
+      message: 'the task is reported working',
+    });
+
+    await crash(first);
+    const crashedAt = Date.now();
+    // The crashed replica cannot finish it: nothing more arrives from it while nobody else is up.
+    expect(finalReports(assignment.taskId)).toEqual([]);
+
+    const restarted = await bootReplica('replica-a');
+    const [report] = (await expectEventually(
+      () => (finalReports(assignment.taskId).length > 0 ? finalReports(assignment.taskId) : undefined),
+      { message: 'the task is finished after the restart', timeoutMs: 20_000 },
+    )) as ReportTaskV1Request[];
+    const recoveryMs = Date.now() - crashedAt;
+    expect(report).toMatchObject({ state: 'completed', content: expect.stringMatching(/^sum 42\n/) });
+    // Well before the 60 s deadline the scheduler would otherwise have waited for.
+    expect(recoveryMs).toBeLessThan(15_000);
+    await expectEventually(async () => (await ownedRows(restarted)).length === 0, {
+      message: 'the finished task is no longer owned',
+    });
+    expect(finalReports(assignment.taskId)).toHaveLength(1);
+  });
+
+  it('a turn being taken when its replica crashed is taken over by another replica once the lease runs out', async () => {
+    const holder = services[services.length - 1];
+    const speakerId = registry.idOf('code-runner') as string;
+    const turn: TurnGrantedV1Event = {
+      groupId: randomUUID(),
+      goalId: randomUUID(),
+      goal: 'Run `console.log(6 * 7)` and report the answer.',
+      turn: 1,
+      maxTurns: 12,
+      speakerId,
+      leaderId: speakerId,
+      mustConclude: false,
+      reason: 'The group was created; the leader speaks first',
+      deadline: new Date(Date.now() + DEADLINE_MS).toISOString(),
+      members: [{ agentId: speakerId, name: 'code-runner' }],
+      recentMessages: [],
+      tasks: [],
+    };
+    chat.groups.set(turn.groupId, { turn: 1, currentSpeaker: speakerId });
+    // The chat takes the first proposal and never answers: the replica is caught in the middle of the turn.
+    chat.script.push('silent');
+    await jetstream(external).publish(TurnGrantedV1.subject, JSON.stringify(turn));
+    const proposalsFor = () => chat.proposals.filter((proposal) => proposal.groupId === turn.groupId);
+    await expectEventually(() => proposalsFor().length === 1, { message: 'the holder proposes a move' });
+    expect(await ownedRows(holder)).toContainEqual({ kind: 'turn', work_key: `${turn.groupId}:1` });
+
+    await crash(holder);
+    const crashedAt = Date.now();
+    // Another replica, with its own instance id: it gets the turn only through the expired lease (the grant was
+    // acknowledged by the holder, so JetStream will not deliver it again).
+    const replica = await bootReplica('replica-b');
+    await expectEventually(() => proposalsFor().length === 2, {
+      message: 'the replica takes the turn again',
+      timeoutMs: 20_000,
+    });
+    const recoveryMs = Date.now() - crashedAt;
+    expect(proposalsFor()[1]).toMatchObject({ groupId: turn.groupId, turn: 1, speakerId });
+    expect(chat.groups.get(turn.groupId)).toMatchObject({ turn: 2 });
+    expect(recoveryMs).toBeGreaterThanOrEqual(LEASE_MS - 500);
+    expect(recoveryMs).toBeLessThan(15_000);
+    await expectEventually(async () => (await ownedRows(replica)).length === 0, {
+      message: 'the turn taken is no longer owned',
+    });
+  });
+});
