@@ -9,6 +9,7 @@ import { GatewayModule } from './gateway.module.js';
 import { HttpExceptionFilter } from './http/http-exception.filter.js';
 import { setUpOpenApi } from './http/openapi.js';
 import { createValidationPipe } from './http/validation.js';
+import { mountMcpEndpoint } from './mcp/mcp.routes.js';
 
 export interface GatewayAppOptions {
   logger?: LogLevel[] | false;
@@ -32,5 +33,6 @@ export async function createGatewayApp(options: GatewayAppOptions = {}): Promise
   setUpOpenApi(app);
   // The A2A and MCP endpoints are the protocol SDKs' own handlers, mounted beside Nest's routes.
   mountA2aFacade(app);
+  mountMcpEndpoint(app);
   return app;
 }

@@ -8,6 +8,7 @@ import { gatewayConfig } from './gateway.config.js';
 import { GoalsModule } from './goals/goals.module.js';
 import { GroupsModule } from './groups/groups.module.js';
 import { PlatformHealthModule } from './health/platform-health.module.js';
+import { McpModule } from './mcp/mcp.module.js';
 
 /**
  * The HTTP face of the platform. It owns no data and no database: every route is a contract request over NATS.
@@ -23,6 +24,7 @@ import { PlatformHealthModule } from './health/platform-health.module.js';
     PlatformHealthModule,
     DeadLettersModule,
     A2aModule,
+    McpModule,
   ],
 })
 export class GatewayModule {}
