@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { startEmbeddedPostgres, startNatsServer } from '@ioa/embedded';
+import { startEmbeddedPostgres, startNatsServer, type NatsServerOptions } from '@ioa/embedded';
 
 export interface TestInfrastructure {
   natsUrl: string;
@@ -13,10 +13,12 @@ export interface TestInfrastructure {
 /**
  * A real nats-server (JetStream on) and a real, empty database for one test file. With TEST_DATABASE_URL set
  * (CI does this for native PostgreSQL 15 + pgvector) each test file gets a fresh database on that server;
- * otherwise an embedded PGlite with pgvector.
+ * otherwise an embedded PGlite with pgvector. `nats` sets where the broker listens (loopback by default).
  */
-export async function startTestInfrastructure(): Promise<TestInfrastructure> {
-  const nats = await startNatsServer();
+export async function startTestInfrastructure(
+  options: { nats?: NatsServerOptions } = {},
+): Promise<TestInfrastructure> {
+  const nats = await startNatsServer(options.nats);
   const database = process.env.TEST_DATABASE_URL
     ? await createFreshDatabase(process.env.TEST_DATABASE_URL)
     : await startEmbeddedPostgres();
