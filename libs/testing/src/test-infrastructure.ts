@@ -15,9 +15,7 @@ export interface TestInfrastructure {
  * (CI does this for native PostgreSQL 15 + pgvector) each test file gets a fresh database on that server;
  * otherwise an embedded PGlite with pgvector. `nats` sets where the broker listens (loopback by default).
  */
-export async function startTestInfrastructure(
-  options: { nats?: NatsServerOptions } = {},
-): Promise<TestInfrastructure> {
+export async function startTestInfrastructure(options: { nats?: NatsServerOptions } = {}): Promise<TestInfrastructure> {
   const nats = await startNatsServer(options.nats);
   const database = process.env.TEST_DATABASE_URL
     ? await createFreshDatabase(process.env.TEST_DATABASE_URL)
