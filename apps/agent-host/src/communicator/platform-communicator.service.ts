@@ -144,7 +144,9 @@ export class PlatformCommunicatorService implements OnModuleInit, OnApplicationB
     const event = work.payload as TurnGrantedV1Event;
     if (this.inFlight.has(work.workKey) || this.stopping) return;
     if (work.claims > this.config.ownership.maxClaims) {
-      this.logger.warn(`Turn ${event.turn} of group ${event.groupId} dropped: it stopped ${work.claims - 1} replicas`);
+      this.logger.warn(
+        `Turn ${event.turn} of group ${event.groupId} dropped: taken on ${work.claims - 1} times without finishing`,
+      );
       void this.lease.release('turn', work.workKey);
       return;
     }

@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { INestMicroservice } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
+import pg from 'pg';
 import { DataSource } from 'typeorm';
 import {
   AssignTaskV1,
@@ -47,7 +48,10 @@ describe('agent-host crash recovery (real NATS and database)', () => {
   let registry: FakeRegistry;
   let scheduler: FakeScheduler;
   let chat: FakeChat;
+  /** The database as an operator sees it, independent of any replica. */
+  let database: pg.Client;
   const services: INestMicroservice[] = [];
+  const live = new Set<INestMicroservice>();
 
   beforeAll(async () => {
     infrastructure = await startTestInfrastructure();
@@ -55,36 +59,51 @@ describe('agent-host crash recovery (real NATS and database)', () => {
       AGENT_HOST_HEARTBEAT_MS: '200',
       AGENT_HOST_AGENTS: 'code-runner',
       AGENT_HOST_WORK_LEASE_MS: String(LEASE_MS),
+      AGENT_HOST_INSTANCE_ID: 'replica',
     });
     external = await connectRaw(infrastructure.natsUrl);
     registry = startFakeRegistry(external);
     scheduler = startFakeScheduler(external);
     chat = startFakeChat(external);
     await external.flush();
+    database = new pg.Client({ connectionString: infrastructure.databaseUrl });
+    await database.connect();
   }, 180_000);
+
+  beforeEach(async () => {
+    // Each scenario starts with no replica up, so it knows which replica holds what.
+    for (const service of live) await crash(service);
+  });
 
   afterAll(async () => {
     for (const service of services) await service.close().catch(() => undefined);
+    await database?.end();
     await external?.close();
     await infrastructure?.stop();
   });
 
-  async function bootReplica(instanceId: string): Promise<INestMicroservice> {
+  async function bootReplica(instanceId: string, leaseMs = LEASE_MS): Promise<INestMicroservice> {
     process.env.AGENT_HOST_INSTANCE_ID = instanceId;
+    process.env.AGENT_HOST_WORK_LEASE_MS = String(leaseMs);
     const service = await createService(AgentHostModule, { name: 'agent-host', logger: false });
     services.push(service);
+    live.add(service);
     await expectEventually(() => registry.idOf('code-runner'), { message: 'code-runner registers' });
     return service;
   }
 
   /** Cuts the replica off the way SIGKILL would: no drain, no shutdown hook, no last write. */
   async function crash(service: INestMicroservice): Promise<void> {
+    live.delete(service);
     await service.get<NatsConnection>(NATS_CONNECTION).close();
     await service.get(DataSource).destroy();
   }
 
-  async function ownedRows(service: INestMicroservice): Promise<Array<{ kind: string; work_key: string }>> {
-    return service.get(DataSource).query(`SELECT "kind", "work_key" FROM "agent_host"."owned_work"`);
+  async function ownedRows(): Promise<Array<{ kind: string; work_key: string }>> {
+    const result = await database.query<{ kind: string; work_key: string }>(
+      `SELECT "kind", "work_key" FROM "agent_host"."owned_work"`,
+    );
+    return result.rows;
   }
 
   function newAssignment(code: string): TaskAssignmentV1Request {
@@ -113,7 +132,7 @@ describe('agent-host crash recovery (real NATS and database)', () => {
     const acknowledged = await rawRequest(external, subjectFor(AssignTaskV1, assignment.agentId), assignment);
     expect(acknowledged).toEqual({ ok: true, data: { accepted: true } });
     // Acknowledged means owned: the row was committed before the reply went out.
-    expect(await ownedRows(first)).toContainEqual({ kind: 'task', work_key: assignment.taskId });
+    expect(await ownedRows()).toContainEqual({ kind: 'task', work_key: assignment.taskId });
     await expectEventually(() => scheduler.reportsOf(assignment.taskId).length === 1, {
       message: 'the task is reported working',
     });
@@ -123,7 +142,7 @@ describe('agent-host crash recovery (real NATS and database)', () => {
     // The crashed replica cannot finish it: nothing more arrives from it while nobody else is up.
     expect(finalReports(assignment.taskId)).toEqual([]);
 
-    const restarted = await bootReplica('replica-a');
+    await bootReplica('replica-a');
     const [report] = (await expectEventually(
       () => (finalReports(assignment.taskId).length > 0 ? finalReports(assignment.taskId) : undefined),
       { message: 'the task is finished after the restart', timeoutMs: 20_000 },
@@ -132,14 +151,14 @@ describe('agent-host crash recovery (real NATS and database)', () => {
     expect(report).toMatchObject({ state: 'completed', content: expect.stringMatching(/^sum 42\n/) });
     // Well before the 60 s deadline the scheduler would otherwise have waited for.
     expect(recoveryMs).toBeLessThan(15_000);
-    await expectEventually(async () => (await ownedRows(restarted)).length === 0, {
+    await expectEventually(async () => (await ownedRows()).length === 0, {
       message: 'the finished task is no longer owned',
     });
     expect(finalReports(assignment.taskId)).toHaveLength(1);
   });
 
   it('a turn being taken when its replica crashed is taken over by another replica once the lease runs out', async () => {
-    const holder = services[services.length - 1];
+    const holder = await bootReplica('replica-a');
     const speakerId = registry.idOf('code-runner') as string;
     const turn: TurnGrantedV1Event = {
       groupId: randomUUID(),
@@ -162,13 +181,13 @@ describe('agent-host crash recovery (real NATS and database)', () => {
     await jetstream(external).publish(TurnGrantedV1.subject, JSON.stringify(turn));
     const proposalsFor = () => chat.proposals.filter((proposal) => proposal.groupId === turn.groupId);
     await expectEventually(() => proposalsFor().length === 1, { message: 'the holder proposes a move' });
-    expect(await ownedRows(holder)).toContainEqual({ kind: 'turn', work_key: `${turn.groupId}:1` });
+    expect(await ownedRows()).toContainEqual({ kind: 'turn', work_key: `${turn.groupId}:1` });
 
     await crash(holder);
     const crashedAt = Date.now();
     // Another replica, with its own instance id: it gets the turn only through the expired lease (the grant was
     // acknowledged by the holder, so JetStream will not deliver it again).
-    const replica = await bootReplica('replica-b');
+    await bootReplica('replica-b');
     await expectEventually(() => proposalsFor().length === 2, {
       message: 'the replica takes the turn again',
       timeoutMs: 20_000,
@@ -178,8 +197,49 @@ describe('agent-host crash recovery (real NATS and database)', () => {
     expect(chat.groups.get(turn.groupId)).toMatchObject({ turn: 2 });
     expect(recoveryMs).toBeGreaterThanOrEqual(LEASE_MS - 500);
     expect(recoveryMs).toBeLessThan(15_000);
-    await expectEventually(async () => (await ownedRows(replica)).length === 0, {
+    await expectEventually(async () => (await ownedRows()).length === 0, {
       message: 'the turn taken is no longer owned',
     });
+  });
+
+  it('a replica stopped gracefully hands its work over at once, not after its lease', async () => {
+    // A lease far longer than the test: only the hand-over at shutdown lets the next replica have the task soon.
+    const leaving = await bootReplica('replica-c', 60_000);
+    const assignment = newAssignment(
+      'new Promise((resolve) => setTimeout(() => resolve(["product", 6 * 7].join(" ")), 1500))',
+    );
+    expect(await rawRequest(external, subjectFor(AssignTaskV1, assignment.agentId), assignment)).toEqual({
+      ok: true,
+      data: { accepted: true },
+    });
+    await expectEventually(() => scheduler.reportsOf(assignment.taskId).length === 1, {
+      message: 'the task is reported working',
+    });
+    live.delete(leaving);
+    await leaving.close();
+    expect(await ownedRows()).toContainEqual({ kind: 'task', work_key: assignment.taskId });
+    const stoppedAt = Date.now();
+
+    await bootReplica('replica-d');
+    await expectEventually(() => finalReports(assignment.taskId).length === 1, {
+      message: 'the next replica finishes the handed-over task',
+      timeoutMs: 20_000,
+    });
+    expect(Date.now() - stoppedAt).toBeLessThan(15_000);
+    expect(finalReports(assignment.taskId)[0]).toMatchObject({
+      state: 'completed',
+      content: expect.stringMatching(/^product 42\n/),
+    });
+  });
+
+  it('acknowledges nothing it could not own: with its database gone an assignment gets a retryable error', async () => {
+    const cutOff = await bootReplica('replica-e');
+    await cutOff.get(DataSource).destroy();
+    const assignment = newAssignment('console.log("never")');
+    const reply = await rawRequest(external, subjectFor(AssignTaskV1, assignment.agentId), assignment);
+    expect(reply).toMatchObject({ ok: false, error: { retryable: true } });
+    expect(scheduler.reportsOf(assignment.taskId)).toEqual([]);
+    live.delete(cutOff);
+    await cutOff.get<NatsConnection>(NATS_CONNECTION).close();
   });
 });

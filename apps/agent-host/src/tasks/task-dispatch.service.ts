@@ -136,12 +136,13 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
     const assignment = work.payload as TaskAssignmentV1Request;
     if (!agent || this.tasks.has(assignment.taskId) || this.stopping) return;
     if (work.claims > this.config.ownership.maxClaims) {
-      // Every replica that took it on died: stop the loop, tell the scheduler why.
+      // Taken on again and again without finishing (its replicas died, or its report never got through): stop the
+      // loop and tell the scheduler why.
       await this.report({
         taskId: assignment.taskId,
         agentId: assignment.agentId,
         state: 'failed',
-        content: `${agent.name} was stopped ${work.claims - 1} times while working on this task (it may crash agent-host)`,
+        content: `${agent.name} took this task on ${work.claims - 1} times without finishing it (agent-host stopped each time)`,
       });
       await this.lease.release('task', assignment.taskId);
       return;
