@@ -26,6 +26,7 @@ import { decodeJson, encodeJson } from './wire.js';
 import { validatePayload } from './contract-validation.pipe.js';
 import { DeadLetterStore, isNotFound } from './dead-letters.js';
 import { stuckReason } from './consumer-health.js';
+import { StreamOrderedQueue } from './stream-ordered-queue.js';
 
 export interface PublishOptions {
   /**
@@ -171,7 +172,7 @@ export class EventBus implements OnApplicationShutdown {
     }
     await this.ensureStreams();
     const manager = await jetstreamManager(this.connection);
-    const serial = new SerialQueue();
+    const queue = new StreamOrderedQueue();
     const { startAt, retired } = await this.findStreamWideConsumers(manager, service, subscription.handlers);
     for (const entry of subscription.handlers) {
       const stream = entry.contract.stream;
@@ -192,7 +193,9 @@ export class EventBus implements OnApplicationShutdown {
       };
       this.running.push(running);
       const deadLetterTo = deadLetterSubject(service, token);
-      void this.pump(running, (message) => serial.run(() => this.dispatch(message, running, entry, deadLetterTo)));
+      void this.pump(running, (message) =>
+        queue.run(stream, message.seq, () => this.dispatch(message, running, entry, deadLetterTo)),
+      );
     }
     for (const [stream, legacy] of retired) {
       await manager.consumers.delete(stream, legacy).catch((error: unknown) => {
@@ -436,15 +439,4 @@ function checkedPolicy(policy: EventDeliveryPolicy): EventDeliveryPolicy {
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** Runs tasks one at a time, in the order they were queued. */
-class SerialQueue {
-  private tail: Promise<void> = Promise.resolve();
-
-  run(task: () => Promise<void>): Promise<void> {
-    const next = this.tail.then(task, task);
-    this.tail = next.catch(() => undefined);
-    return next;
-  }
 }
