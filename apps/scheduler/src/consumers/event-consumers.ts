@@ -8,9 +8,9 @@ import { TasksService } from '../tasks/tasks.service.js';
 export const SCHEDULER_DURABLE = 'scheduler';
 
 /**
- * The scheduler's JetStream consumers. All chat events share one durable consumer (one per stream, since a
- * consumer without subject filters sees the whole stream), handled one at a time in stream order — which is why
- * the handlers only touch the database and leave talking to agents to the background dispatcher.
+ * The scheduler's JetStream consumers: one durable consumer per subject (`scheduler-chat-message-posted-v1`…), whose
+ * events are handled one at a time — which is why the handlers only touch the database and leave talking to agents
+ * to the background dispatcher. A handler that keeps failing ends as a dead letter (see docs/operations.md).
  */
 @Injectable()
 export class EventConsumers implements OnApplicationBootstrap {
