@@ -1,0 +1,186 @@
+import 'reflect-metadata';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { INestMicroservice } from '@nestjs/common';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import {
+  AgentWentOfflineV1,
+  GetGoalV1,
+  SearchAgentsV1,
+  SubmitGoalV1,
+  ENDED_GOAL_STATUSES,
+  type AgentPresenceChangedV1Event,
+  type GoalV1,
+  type SearchAgentsV1Response,
+  type TaskV1,
+} from '@ioa/contracts';
+import { createService } from '@ioa/messaging';
+import {
+  connectRaw,
+  expectEventually,
+  rawRequest,
+  startTestInfrastructure,
+  type TestInfrastructure,
+} from '@ioa/testing';
+import { AgentHostModule } from '../../apps/agent-host/src/agent-host.module.js';
+import { ChatModule } from '../../apps/chat/src/chat.module.js';
+import { DiscoveryModule } from '../../apps/discovery/src/discovery.module.js';
+import { RegistryModule } from '../../apps/registry/src/registry.module.js';
+import { SchedulerModule } from '../../apps/scheduler/src/scheduler.module.js';
+import { buildGoAgent, startGoAgent, type RunningGoAgent } from '../../examples/go-agent/go-agent.testing.js';
+import { canConnectFrom, createNetworkNamespace, type NetworkNamespace } from './network-namespace.js';
+
+const TTL_SECONDS = 3;
+const AGENT_NAME = 'unit-converter';
+/** Long enough that the link can be cut while the second task is still being worked on. */
+const WORK_MS = 6000;
+
+/**
+ * An agent on another host: the Go example agent runs in its own network namespace and reaches the broker only
+ * through a veth link, to the address the broker listens on. It joins, discovery finds it, team formation picks it,
+ * it completes its task in a goal; then the link is cut in the middle of a task, and the platform notices: presence
+ * goes offline within the TTL, the task fails, the goal still ends.
+ */
+describe('an agent on another host, across a network link', () => {
+  let namespace: NetworkNamespace | undefined;
+  let infrastructure: TestInfrastructure;
+  const services: INestMicroservice[] = [];
+  let host: NatsConnection;
+  let agent: RunningGoAgent | undefined;
+  let brokerPort: number;
+  const subscriptions: Subscription[] = [];
+
+  async function call<T>(subject: string, body: unknown): Promise<T> {
+    const reply = await rawRequest(host, subject, body);
+    if (!reply.ok) throw new Error(`${subject}: ${reply.error?.code}: ${reply.error?.message}`);
+    return reply.data as T;
+  }
+
+  const goal = (id: string) => call<GoalV1>(GetGoalV1.subject, { goalId: id });
+  const taskOf = (found: GoalV1): TaskV1 | undefined => found.tasks.find((task) => task.assigneeName === AGENT_NAME);
+
+  beforeAll(async () => {
+    // First, so that a machine that cannot create one fails here, with the reason, before anything else starts.
+    namespace = await createNetworkNamespace();
+    infrastructure = await startTestInfrastructure({ nats: { host: namespace.hostAddress } });
+    brokerPort = Number(new URL(infrastructure.natsUrl).port);
+    infrastructure.applyEnvironment({
+      REGISTRY_HEARTBEAT_TTL_SECONDS: String(TTL_SECONDS),
+      REGISTRY_PRESENCE_SWEEP_MS: '250',
+      AGENT_HOST_HEARTBEAT_MS: '1000',
+      SCHEDULER_TURN_TIMEOUT_SECONDS: '10',
+    });
+    for (const [module, name] of [
+      [RegistryModule, 'registry'],
+      [DiscoveryModule, 'discovery'],
+      [ChatModule, 'chat'],
+      [SchedulerModule, 'scheduler'],
+      [AgentHostModule, 'agent-host'],
+    ] as const) {
+      services.push(await createService(module, { name, logger: false }));
+    }
+    host = await connectRaw(infrastructure.natsUrl);
+  }, 180_000);
+
+  afterAll(async () => {
+    subscriptions.forEach((subscription) => subscription.unsubscribe());
+    await agent?.stop(2000);
+    await host?.close();
+    for (const service of services.reverse()) await service.close();
+    await infrastructure?.stop();
+    await namespace?.remove();
+  }, 60_000);
+
+  it('joins through the link only, is picked by discovery and completes its task in a goal', async () => {
+    const link = namespace!;
+    // Inside the namespace, this machine's loopback is not there: the link is the only way to the broker.
+    expect(await canConnectFrom(link, '127.0.0.1', brokerPort)).toBe(false);
+    expect(await canConnectFrom(link, link.hostAddress, brokerPort)).toBe(true);
+
+    const binary = await buildGoAgent();
+    const startedAt = Date.now();
+    agent = startGoAgent(
+      binary,
+      { NATS_URL: `nats://${link.hostAddress}:${brokerPort}`, AGENT_NAME, WORK_MS: String(WORK_MS) },
+      link.exec,
+    );
+    await expectEventually(
+      async () => {
+        const { matches } = await call<SearchAgentsV1Response>(SearchAgentsV1.subject, {
+          queries: ['convert kilometres to miles'],
+          topK: 3,
+        });
+        return matches[0]?.agent.name === AGENT_NAME;
+      },
+      { timeoutMs: 60_000, intervalMs: 100, message: `discovery ranks ${AGENT_NAME} first` },
+    );
+    const discoverableMs = Date.now() - startedAt;
+
+    // No members named: the team forms from what discovery finds.
+    const submitted = await call<GoalV1>(SubmitGoalV1.subject, { goal: 'Convert 42 kilometres to miles.' });
+    const submittedAt = Date.now();
+    await expectEventually(async () => taskOf(await goal(submitted.id))?.state === 'working', {
+      timeoutMs: 60_000,
+      intervalMs: 100,
+      message: `${AGENT_NAME} works on its task`,
+    });
+    const firstTaskMs = Date.now() - submittedAt;
+    const ended = await expectEventually(
+      async () => {
+        const current = await goal(submitted.id);
+        return ENDED_GOAL_STATUSES.includes(current.status) ? current : undefined;
+      },
+      { timeoutMs: 90_000, intervalMs: 250, message: 'the goal ends' },
+    ).then((found) => found!);
+    expect(ended.team.map((member) => member.name)).toEqual([AGENT_NAME]);
+    expect(taskOf(ended)).toMatchObject({ state: 'completed', result: '42 km = 26.1 miles' });
+    expect(ended).toMatchObject({ status: 'completed' });
+    expect(ended.conclusion).toContain('26.1 miles');
+    process.stdout.write(
+      `cross-host: ${AGENT_NAME} discoverable ${discoverableMs} ms after its process started; ` +
+        `working on its first task ${firstTaskMs} ms after the goal was submitted\n`,
+    );
+  }, 240_000);
+
+  it('notices a cut link mid-task: offline within the TTL, the task fails, the goal still ends', async () => {
+    const wentOffline: Array<{ event: AgentPresenceChangedV1Event; at: number }> = [];
+    subscriptions.push(
+      host.subscribe(AgentWentOfflineV1.subject, {
+        callback: (_error, message) => {
+          wentOffline.push({ event: message.json<AgentPresenceChangedV1Event>(), at: Date.now() });
+        },
+      }),
+    );
+    await host.flush();
+    const submitted = await call<GoalV1>(SubmitGoalV1.subject, { goal: 'Convert 100 kilometres to miles.' });
+    const working = await expectEventually(
+      async () => {
+        const task = taskOf(await goal(submitted.id));
+        return task?.state === 'working' ? task : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 100, message: `${AGENT_NAME} works on the second task` },
+    ).then((found) => found!);
+
+    const cutAt = Date.now();
+    await namespace!.cut();
+    const offline = await expectEventually(
+      () => wentOffline.find((entry) => entry.event.name === AGENT_NAME && entry.event.agentId === working.assigneeId),
+      { timeoutMs: (TTL_SECONDS + 10) * 1000, intervalMs: 50, message: 'the registry marks the agent offline' },
+    ).then((found) => found!);
+    const offlineAfterMs = offline.at - cutAt;
+    // Its last heartbeat came at most TTL / 3 before the cut; the sweeper runs every 250 ms.
+    expect(offlineAfterMs).toBeLessThan(TTL_SECONDS * 1000 + 1000);
+
+    const ended = await expectEventually(
+      async () => {
+        const current = await goal(submitted.id);
+        return ENDED_GOAL_STATUSES.includes(current.status) ? current : undefined;
+      },
+      { timeoutMs: 90_000, intervalMs: 250, message: 'the goal ends without the agent' },
+    ).then((found) => found!);
+    expect(ended.tasks.find((task) => task.id === working.id)?.state).toBe('failed');
+    expect(['completed', 'failed']).toContain(ended.status);
+    process.stdout.write(
+      `cross-host: link cut mid-task; offline after ${offlineAfterMs} ms (TTL ${TTL_SECONDS} s), goal ${ended.status}\n`,
+    );
+  }, 240_000);
+});
