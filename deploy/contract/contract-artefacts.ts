@@ -6,6 +6,7 @@ import {
   MAX_STORED_INTEGER,
   nullablePropertiesOf,
   PAYLOAD_BOUNDS,
+  RESERVED_KEYS,
   HEADER_IDEMPOTENCY_KEY,
   HEADER_MESSAGE_ID,
   HEADER_TRACEPARENT,
@@ -240,6 +241,7 @@ function applyPayloadBounds(schema: JsonSchema, payload: PayloadClass): void {
     maxKeyLength: PAYLOAD_BOUNDS.maxKeyLength,
     maxStoredInteger: MAX_STORED_INTEGER,
     forbiddenInStrings: ['NUL (U+0000)', 'unpaired UTF-16 surrogates'],
+    reservedKeys: [...RESERVED_KEYS],
   };
 }
 

@@ -42,9 +42,9 @@ import {
 
 /** Fixed, so every run sends the same cases and a failure replays exactly. */
 const SEED = 20_261_123;
-const RUNS_PER_SUBJECT = 24;
+const RUNS_PER_SUBJECT = 40;
 const RUNS_PER_EVENT = 8;
-const RUNS_PER_OPERATION = 24;
+const RUNS_PER_OPERATION = 32;
 /** A structured reply (or an HTTP status) must come within this; a silent service is a failure. */
 const REPLY_TIMEOUT_MS = 5_000;
 const GOAL_DEADLINE_MS = 90_000;
@@ -376,6 +376,11 @@ describe('hostile input: nothing a peer sends stops the network', () => {
       ['a NUL in the description', RegisterAgentV1.subject, { ...card, description: 'a\u0000b' }],
       ['an unpaired surrogate in the description', RegisterAgentV1.subject, { ...card, description: 'a\uD800b' }],
       ['a card without an endpoint', RegisterAgentV1.subject, { ...card, endpoint: undefined }],
+      [
+        'a "constructor" key (class-transformer took it for the class to build)',
+        RegisterAgentV1.subject,
+        new RawJson(`{"name": "x", "version": {"constructor": {"prototype": {"polluted": true}}}}`),
+      ],
       ['null for an optional number', ListAgentsV1.subject, { limit: null }],
       ['1e308 for an offset', ListAgentsV1.subject, { offset: 1e308 }],
       ['a 20-digit offset', ListAgentsV1.subject, new RawJson('{"offset": 12345678901234567890}')],

@@ -62,6 +62,18 @@ describe('payload bounds', () => {
     );
   });
 
+  it('refuses keys that name the prototype machinery, at any depth', () => {
+    const body = JSON.parse('{"version": {"constructor": {"prototype": {}}}, "metadata": {"__proto__": {"x": 1}}}');
+    expect(
+      payloadBoundViolations(body)
+        .map((violation) => violation.constraints[0])
+        .sort(),
+    ).toEqual([
+      'metadata has a key that is a reserved name ("__proto__")',
+      'version has a key that is a reserved name ("constructor")',
+    ]);
+  });
+
   it('refuses numbers that are not finite or outside the safe-integer range (1e308, 20-digit offsets)', () => {
     expect(payloadBoundViolations({ offset: 1e308 })).toHaveLength(1);
     expect(payloadBoundViolations(JSON.parse('{"offset": 12345678901234567890}'))).toHaveLength(1);

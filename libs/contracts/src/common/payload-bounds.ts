@@ -22,6 +22,12 @@ export const PAYLOAD_BOUNDS = Object.freeze({
   maxKeyLength: 256,
 });
 
+/**
+ * Object keys no payload may use: they name JavaScript's prototype machinery, and class-transformer treats a
+ * `constructor` key as the class to build (a body with `{"constructor": {}}` made it throw).
+ */
+export const RESERVED_KEYS: readonly string[] = Object.freeze(['__proto__', 'constructor', 'prototype']);
+
 /** Error replies list at most this many violations, then say how many more there were. */
 export const MAX_REPORTED_VIOLATIONS = 10;
 /** Property paths and messages in an error reply are cut to this many characters. */
@@ -58,7 +64,7 @@ function childPath(path: string, key: string | number): string {
 
 /**
  * Every way `value` (a parsed JSON body) exceeds `PAYLOAD_BOUNDS`: depth, array and object sizes, string lengths,
- * NUL and unpaired surrogates (in keys too), non-finite or unsafe numbers. Iterative and linear in the size of the
+ * NUL and unpaired surrogates (in keys too), reserved keys, non-finite or unsafe numbers. Iterative and linear in the size of the
  * value; it stops descending below the depth bound, so the work it does is bounded by the body's size.
  */
 export function payloadBoundViolations(value: unknown): Violation[] {
@@ -100,7 +106,9 @@ export function payloadBoundViolations(value: unknown): Violation[] {
     }
     for (let index = keys.length - 1; index >= 0; index--) {
       const key = keys[index];
-      const keyReason = unsafeTextReason(key, PAYLOAD_BOUNDS.maxKeyLength);
+      const keyReason = RESERVED_KEYS.includes(key)
+        ? `is a reserved name ("${key}")`
+        : unsafeTextReason(key, PAYLOAD_BOUNDS.maxKeyLength);
       if (keyReason) {
         add(path, `has a key that ${keyReason}`);
         continue;
