@@ -88,13 +88,34 @@ describe('crashes lose nothing: kill -9 and restarts on real processes', () => {
   }
 
   async function waitForEnd(goalId: string, timeoutMs = GOAL_TIMEOUT_MS): Promise<GoalV1> {
-    return waitFor(
-      async () => {
-        const goal = await goalOf(goalId);
-        return ['completed', 'failed', 'canceled'].includes(goal.status) ? goal : undefined;
-      },
-      { timeoutMs, intervalMs: 200, message: `goal ${goalId} ends` },
-    );
+    try {
+      return await waitFor(
+        async () => {
+          const goal = await goalOf(goalId);
+          return ['completed', 'failed', 'canceled'].includes(goal.status) ? goal : undefined;
+        },
+        { timeoutMs, intervalMs: 200, message: `goal ${goalId} ends` },
+      );
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n${await describeGoal(goalId)}`, { cause: error });
+    }
+  }
+
+  /** Where a goal got stuck: its status and tasks, and its group's last messages (for the failure message). */
+  async function describeGoal(goalId: string): Promise<string> {
+    try {
+      const goal = await goalOf(goalId);
+      const tasks = goal.tasks.map((task) => `${task.id} ${task.state}`).join(', ');
+      const messages = goal.groupId ? (await messagesOf(goal.groupId)).slice(-8) : [];
+      return [
+        `goal ${goal.status} (${goal.statusReason ?? 'no reason'}); tasks: ${tasks || 'none'}`,
+        ...messages.map(
+          (message) => `  #${message.seq} turn ${message.turn} ${message.type}: ${message.content.slice(0, 160)}`,
+        ),
+      ].join('\n');
+    } catch (error) {
+      return `(could not describe goal ${goalId}: ${String(error)})`;
+    }
   }
 
   async function messagesOf(groupId: string): Promise<ChatMessageV1[]> {

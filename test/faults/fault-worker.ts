@@ -27,6 +27,7 @@ export class FaultWorker {
   readonly tasks: ReceivedTask[] = [];
   autoComplete = false;
   private heartbeat: NodeJS.Timeout | undefined;
+  private dead = false;
 
   private constructor(
     private readonly connection: NatsConnection,
@@ -45,11 +46,19 @@ export class FaultWorker {
     });
     const worker = new FaultWorker(connection, registered.agent.id, name);
     worker.serve();
-    worker.heartbeat = setInterval(
-      () => void call(connection, HeartbeatAgentV1.subject, { id: worker.id }).catch(() => undefined),
-      Math.max(500, (registered.heartbeatTtlSeconds * 1000) / 4),
-    );
+    worker.beat(Math.max(500, (registered.heartbeatTtlSeconds * 1000) / 4));
     return worker;
+  }
+
+  /** Heartbeats every `periodMs`; a failed one (the registry is down) is retried soon, as a careful agent would. */
+  private beat(periodMs: number): void {
+    if (this.dead) return;
+    this.heartbeat = setTimeout(() => {
+      call(this.connection, HeartbeatAgentV1.subject, { id: this.id }).then(
+        () => this.beat(periodMs),
+        () => this.beat(250),
+      );
+    }, periodMs);
   }
 
   private serve(): void {
@@ -98,7 +107,8 @@ export class FaultWorker {
 
   /** Gone without a word: no deregistration, no more heartbeats, the connection dropped. */
   async die(): Promise<void> {
-    clearInterval(this.heartbeat);
+    clearTimeout(this.heartbeat);
+    this.dead = true;
     await this.connection.close();
   }
 
