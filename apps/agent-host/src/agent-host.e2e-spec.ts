@@ -158,6 +158,25 @@ describe('agent-host (real NATS and database; registry, scheduler and chat answe
       });
     });
 
+    it('retries a report the scheduler cannot take yet (4 attempts, 200 ms then 1 s then 3 s apart)', async () => {
+      scheduler.reportScript.push(
+        refuse('UNAVAILABLE', 'scheduler restarting'),
+        refuse('UNAVAILABLE', 'scheduler restarting'),
+      );
+      const assignment = newAssignment(ids.codeRunner, { description: 'Run `console.log("kept")`' });
+      const sentAt = Date.now();
+      await assign(assignment);
+      expect(await finalReport(assignment.taskId)).toMatchObject({ state: 'completed' });
+      // The `working` report was sent three times, the last one taken after both backoffs.
+      expect(scheduler.reportsOf(assignment.taskId).map((report) => report.state)).toEqual([
+        'working',
+        'working',
+        'working',
+        'completed',
+      ]);
+      expect(Date.now() - sentAt).toBeGreaterThanOrEqual(1200);
+    });
+
     it('code-runner: reports a failing script as failed, with its error', async () => {
       const assignment = newAssignment(ids.codeRunner, {
         description: 'Run ```js\nthrow new RangeError("out of range")\n```',

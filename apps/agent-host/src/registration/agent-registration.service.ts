@@ -1,14 +1,15 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ContractError, HeartbeatAgentV1, RegisterAgentV1 } from '@ioa/contracts';
 import { ContractClient } from '@ioa/messaging';
+import pRetry from 'p-retry';
 import { agentHostConfig, type AgentHostConfig } from '../agent-host.config.js';
 import { HOSTED_AGENTS, type HostedAgent } from '../agents/hosted-agent.js';
 
 /** Called when a hosted agent has (a new) id: the dispatcher then serves that id's task subjects. */
 export type RegistrationListener = (agent: HostedAgent, agentId: string, previousId: string | undefined) => void;
 
-const RETRY_MIN_MS = 250;
-const RETRY_MAX_MS = 5_000;
+/** Registration is retried until it succeeds (or the service stops): 250 ms, doubling, at most 5 s apart. */
+const REGISTER_RETRY = { retries: Infinity, minTimeout: 250, factor: 2, maxTimeout: 5_000, randomize: false } as const;
 
 /**
  * Registers every hosted agent with the registry like any other agent, then heartbeats it well within the TTL the
@@ -23,6 +24,7 @@ export class AgentRegistrationService implements OnApplicationBootstrap, OnAppli
   private readonly ids = new Map<string, string>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly listeners: RegistrationListener[] = [];
+  private readonly shutdown = new AbortController();
   private stopped = false;
 
   constructor(
@@ -45,11 +47,12 @@ export class AgentRegistrationService implements OnApplicationBootstrap, OnAppli
   }
 
   onApplicationBootstrap(): void {
-    for (const agent of this.agents) void this.register(agent, RETRY_MIN_MS);
+    for (const agent of this.agents) void this.register(agent);
   }
 
   onApplicationShutdown(): void {
     this.stopped = true;
+    this.shutdown.abort();
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
   }
@@ -64,23 +67,26 @@ export class AgentRegistrationService implements OnApplicationBootstrap, OnAppli
     this.timers.add(timer);
   }
 
-  private async register(agent: HostedAgent, retryMs: number): Promise<void> {
+  private async register(agent: HostedAgent): Promise<void> {
     if (this.stopped) return;
+    let response;
     try {
-      const response = await this.client.request(RegisterAgentV1, agent.card(this.config.owner));
-      const previousId = this.ids.get(agent.name);
-      this.ids.set(agent.name, response.agent.id);
-      if (previousId !== response.agent.id) {
-        this.logger.log(`${agent.name} registered as ${response.agent.id}`);
-        for (const listener of this.listeners) listener(agent, response.agent.id, previousId);
-      }
-      this.schedule(this.heartbeatInterval(response.heartbeatTtlSeconds), () =>
-        this.heartbeat(agent, response.agent.id),
-      );
-    } catch (error) {
-      this.logger.warn(`Registering ${agent.name} failed, retrying in ${retryMs} ms: ${(error as Error).message}`);
-      this.schedule(retryMs, () => this.register(agent, Math.min(RETRY_MAX_MS, retryMs * 2)));
+      response = await pRetry(() => this.client.request(RegisterAgentV1, agent.card(this.config.owner)), {
+        ...REGISTER_RETRY,
+        signal: this.shutdown.signal,
+        onFailedAttempt: ({ error, retryDelay }) =>
+          this.logger.warn(`Registering ${agent.name} failed, retrying in ${retryDelay} ms: ${error.message}`),
+      });
+    } catch {
+      return; // only a stop ends the retries
     }
+    const previousId = this.ids.get(agent.name);
+    this.ids.set(agent.name, response.agent.id);
+    if (previousId !== response.agent.id) {
+      this.logger.log(`${agent.name} registered as ${response.agent.id}`);
+      for (const listener of this.listeners) listener(agent, response.agent.id, previousId);
+    }
+    this.schedule(this.heartbeatInterval(response.heartbeatTtlSeconds), () => this.heartbeat(agent, response.agent.id));
   }
 
   private async heartbeat(agent: HostedAgent, agentId: string): Promise<void> {
@@ -91,7 +97,7 @@ export class AgentRegistrationService implements OnApplicationBootstrap, OnAppli
     } catch (error) {
       if (error instanceof ContractError && error.code === 'NOT_FOUND') {
         this.logger.warn(`${agent.name} is unknown to the registry: registering again`);
-        await this.register(agent, RETRY_MIN_MS);
+        await this.register(agent);
         return;
       }
       // Registry briefly unreachable: keep beating at the normal pace, the TTL leaves room for a few misses.

@@ -118,23 +118,32 @@ export function startFakeRegistry(connection: NatsConnection, heartbeatTtlSecond
 }
 
 export interface FakeScheduler {
+  /** Every report received, including those answered with a refusal. */
   reports: ReportTaskV1Request[];
+  /** Answers to the next reports (accept when empty), e.g. UNAVAILABLE while "restarting". */
+  reportScript: FakeRefusal[];
   goals: SubmitGoalV1Request[];
   reportsOf(taskId: string): ReportTaskV1Request[];
 }
 
 export function startFakeScheduler(connection: NatsConnection): FakeScheduler {
   const reports: ReportTaskV1Request[] = [];
+  const reportScript: FakeRefusal[] = [];
   const goals: SubmitGoalV1Request[] = [];
   serve(connection, ReportTaskV1.subject, (request: ReportTaskV1Request) => {
     reports.push(request);
-    return { id: request.taskId, state: request.state };
+    return reportScript.shift() ?? { id: request.taskId, state: request.state };
   });
   serve(connection, SubmitGoalV1.subject, (request: SubmitGoalV1Request) => {
     goals.push(request);
     return { id: randomUUID(), goal: request.goal, status: 'submitted', parentTaskId: request.parentTaskId ?? null };
   });
-  return { reports, goals, reportsOf: (taskId) => reports.filter((report) => report.taskId === taskId) };
+  return {
+    reports,
+    reportScript,
+    goals,
+    reportsOf: (taskId) => reports.filter((report) => report.taskId === taskId),
+  };
 }
 
 export interface FakeChat {
