@@ -34,6 +34,7 @@ export interface DeadLetterRecord {
 }
 
 const DUPLICATE_WINDOW_NS = 2 * 60 * 1_000_000_000;
+const DEAD_LETTER_MAX_AGE_NS = 30 * 24 * 60 * 60 * 1_000_000_000;
 /** How long a listing waits for the server to hand over the dead letters it said it has. */
 const LIST_FETCH_EXPIRES_MS = 2_000;
 const decoder = new TextDecoder();
@@ -59,6 +60,8 @@ export class DeadLetterStore {
       name: DEAD_LETTERS_STREAM,
       subjects: [DEAD_LETTER_SUBJECTS],
       duplicate_window: DUPLICATE_WINDOW_NS,
+      // Kept for a month: long enough to notice and replay, bounded against a peer that floods invalid events.
+      max_age: DEAD_LETTER_MAX_AGE_NS,
     };
     try {
       await manager.streams.info(DEAD_LETTERS_STREAM);

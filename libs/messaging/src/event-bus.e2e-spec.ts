@@ -315,3 +315,51 @@ describe('stream consumers that cannot stall (real nats-server)', () => {
     expect(firstPage.total).toBe(all.total);
   });
 });
+
+describe('a consumer whose retries fill its ack-pending limit (real nats-server)', () => {
+  let nats: EmbeddedNats;
+  let connection: NatsConnection;
+  let bus: EventBus;
+
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    connection = await connectRaw(nats.url);
+    // Long retry delays and a small limit: the poison events sit in their backoff and hold every slot.
+    bus = new EventBus(connection, {
+      events: { backoffMs: [60_000], maxDeliveries: 2, maxAckPending: 5, stuckAfterMs: 60_000, ackWaitMs: 30_000 },
+    });
+  });
+
+  afterAll(async () => {
+    await bus?.onApplicationShutdown();
+    await connection?.close();
+    await nats?.stop();
+  });
+
+  it('reports the consumer stuck while the server can deliver nothing more', async () => {
+    const handled: string[] = [];
+    await bus.subscribe({
+      durable: 'registry',
+      handlers: [
+        on(AgentWentOfflineV1, (event) => {
+          if (event.name.startsWith('poison')) return Promise.reject(new Error('cannot handle it'));
+          handled.push(event.name);
+          return Promise.resolve();
+        }),
+      ],
+    });
+    for (let index = 0; index < 5; index++) await bus.publish(AgentWentOfflineV1, presence(`poison-${index}`));
+    await bus.publish(AgentWentOfflineV1, presence('waiting'));
+
+    const [consumer] = await expectEventually(async () => {
+      const consumers = await bus.consumerHealth();
+      if (!consumers[0]?.stuck) throw new Error(`not stuck yet: ${JSON.stringify(consumers)}`);
+      return consumers;
+    });
+    expect(consumer).toMatchObject({ name: WENT_OFFLINE_CONSUMER.replace('discovery', 'registry'), ackPending: 5 });
+    expect(consumer.maxAckPending).toBe(5);
+    expect(consumer.pending).toBe(1);
+    expect(consumer.stuckReason).toMatch(/ack-pending is at its limit \(5 of 5\)/);
+    expect(handled).toEqual([]);
+  });
+});
