@@ -188,6 +188,22 @@ describe('agent-host (real NATS and database; registry, scheduler and chat answe
       });
     });
 
+    it('code-runner: two 4 GiB allocations at once both fail cleanly with the memory limit, and it keeps serving', async () => {
+      const hostile = () =>
+        newAssignment(ids.codeRunner, { description: 'Run `new Uint8Array(4 * 2 ** 30).fill(1).length`' });
+      const pair = [hostile(), hostile()];
+      await Promise.all(pair.map((assignment) => assign(assignment)));
+      for (const assignment of pair) {
+        expect(await finalReport(assignment.taskId)).toMatchObject({
+          state: 'failed',
+          content: expect.stringContaining('stopped: out of memory (limits: 64 MB heap, 256 MB in all)'),
+        });
+      }
+      const after = newAssignment(ids.codeRunner, { description: 'Run `console.log("still serving")`' });
+      await assign(after);
+      expect(await finalReport(after.taskId)).toMatchObject({ state: 'completed', content: /^still serving\n/ });
+    });
+
     it('code-runner: rejects a brief without code', async () => {
       const assignment = newAssignment(ids.codeRunner, { description: 'Compute something clever' });
       await assign(assignment);
