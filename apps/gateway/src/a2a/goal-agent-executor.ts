@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { Role, TaskState, type Message, type Part, type Task } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
-import { ContractError, ListGoalEventsV1, type GoalEventV1 } from '@ioa/contracts';
+import { ContractError, ListGoalEventsV1 } from '@ioa/contracts';
 import { ContractClient } from '@ioa/messaging';
 import { GoalEventStreams } from '../goals/goal-event-streams.js';
 import { GoalsService } from '../goals/goals.service.js';
 import { A2aTaskStore } from './a2a-task-store.js';
+import { followGoalEvents } from './follow-goal-events.js';
 import { endsExecution, finalUpdatesOfGoal, GoalTaskTranslator, type GoalTaskUpdate } from './goal-task-translator.js';
 
 /** Where an A2A task keeps the id of the goal it works on (the task's metadata). */
@@ -219,29 +220,14 @@ export class GoalAgentExecutor implements AgentExecutor {
         this.publish(bus, taskId, execution, update);
       return;
     }
-    await new Promise<void>((resolve, reject) => {
-      const subscription = stream.subscribe({
-        next: (message) => {
-          if (message.data === undefined || execution.stop.signal.aborted) return;
-          for (const update of translator.translate(message.data as GoalEventV1)) {
-            this.publish(bus, taskId, execution, update);
-            if (endsExecution(update)) {
-              execution.stop.abort();
-              return;
-            }
-          }
-        },
-        error: reject,
-        complete: resolve,
-      });
-      execution.stop.signal.addEventListener(
-        'abort',
-        () => {
-          subscription.unsubscribe();
-          resolve();
-        },
-        { once: true },
-      );
+    await followGoalEvents(stream, execution.stop.signal, (event) => {
+      for (const update of translator.translate(event)) {
+        this.publish(bus, taskId, execution, update);
+        if (endsExecution(update)) {
+          execution.stop.abort();
+          return;
+        }
+      }
     });
   }
 

@@ -4,12 +4,13 @@ import {
   ListAgentsV1,
   ListGoalEventsV1,
   SearchAgentsV1,
+  USER_SPEAKER,
   type AgentCardV1,
-  type GoalEventV1,
   type GoalStatus,
   type GoalV1,
 } from '@ioa/contracts';
 import { ContractClient } from '@ioa/messaging';
+import { followGoalEvents } from '../a2a/follow-goal-events.js';
 import { GoalTaskTranslator } from '../a2a/goal-task-translator.js';
 import { ENDED_GOAL_STATUSES } from '../goals/goal-event-session.js';
 import { GoalEventStreams } from '../goals/goal-event-streams.js';
@@ -134,32 +135,17 @@ export class GoalToolsService {
     try {
       const stream = await this.streams.open({ goalId, afterSeq, follow: false, signal: stop.signal, trace: {} });
       if (stream !== null && !stop.signal.aborted) {
-        await new Promise<void>((resolve, reject) => {
-          const subscription = stream.subscribe({
-            next: (message) => {
-              if (message.data === undefined) return;
-              const event = message.data as GoalEventV1;
-              for (const update of translator.translate(event)) {
-                if (update.kind !== 'status') continue;
-                step += 1;
-                const line = update.text;
-                reporting = reporting.then(() => progress(step, line)).catch(() => undefined);
-              }
-              if (event.type === 'message' && event.data.nextSpeaker === 'user') question = String(event.data.content);
-              const status = event.type === 'status' ? (event.data.status as GoalStatus) : undefined;
-              if (status && (ENDED_GOAL_STATUSES.includes(status) || status === 'input_required')) stop.abort();
-            },
-            error: reject,
-            complete: resolve,
-          });
-          stop.signal.addEventListener(
-            'abort',
-            () => {
-              subscription.unsubscribe();
-              resolve();
-            },
-            { once: true },
-          );
+        await followGoalEvents(stream, stop.signal, (event) => {
+          for (const update of translator.translate(event)) {
+            if (update.kind !== 'status') continue;
+            step += 1;
+            const line = update.text;
+            reporting = reporting.then(() => progress(step, line)).catch(() => undefined);
+          }
+          if (event.type === 'message' && event.data.nextSpeaker === USER_SPEAKER)
+            question = String(event.data.content);
+          const status = event.type === 'status' ? (event.data.status as GoalStatus) : undefined;
+          if (status && (ENDED_GOAL_STATUSES.includes(status) || status === 'input_required')) stop.abort();
         });
       }
       await reporting;

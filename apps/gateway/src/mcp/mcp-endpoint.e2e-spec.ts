@@ -1,0 +1,197 @@
+import 'reflect-metadata';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { INestApplication, INestMicroservice } from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { ListAgentsV1, RegisterAgentV1, type ListAgentsV1Response } from '@ioa/contracts';
+import { createService } from '@ioa/messaging';
+import {
+  connectRaw,
+  expectEventually,
+  rawRequest,
+  startTestInfrastructure,
+  type TestInfrastructure,
+} from '@ioa/testing';
+// The endpoint is tested over the real platform, as the goals API is.
+// eslint-disable-next-line ioa/module-boundaries -- test booting a peer service (see above)
+import { AgentHostModule } from '../../../agent-host/src/agent-host.module.js';
+// eslint-disable-next-line ioa/module-boundaries -- test booting a peer service (see above)
+import { ChatModule } from '../../../chat/src/chat.module.js';
+// eslint-disable-next-line ioa/module-boundaries -- test booting a peer service (see above)
+import { DiscoveryModule } from '../../../discovery/src/discovery.module.js';
+// eslint-disable-next-line ioa/module-boundaries -- test booting a peer service (see above)
+import { RegistryModule } from '../../../registry/src/registry.module.js';
+// eslint-disable-next-line ioa/module-boundaries -- test booting a peer service (see above)
+import { SchedulerModule } from '../../../scheduler/src/scheduler.module.js';
+import { createGatewayApp } from '../gateway.app.js';
+import type { AgentSummary, GoalSummary } from './goal-tools.service.js';
+
+const GOAL_DEADLINE_MS = 90_000;
+
+interface ToolAnswer<T> {
+  isError?: boolean;
+  text: string;
+  data: T;
+}
+
+/**
+ * The gateway's MCP endpoint driven by the MCP SDK's own client (Streamable HTTP), with the whole platform behind
+ * it: registry, discovery, chat, scheduler and the built-in agents on the offline model, on a real broker and
+ * database.
+ */
+describe('the MCP endpoint over a running platform', () => {
+  let infrastructure: TestInfrastructure;
+  const services: INestMicroservice[] = [];
+  let gateway: INestApplication;
+  let baseUrl: string;
+  let external: NatsConnection;
+  let client: Client;
+
+  async function call<T>(name: string, args: Record<string, unknown>, onprogress?: (message: string) => void) {
+    const result = await client.callTool(
+      { name, arguments: args },
+      {
+        timeout: GOAL_DEADLINE_MS,
+        ...(onprogress ? { onprogress: (progress) => onprogress(progress.message ?? '') } : {}),
+      },
+    );
+    const content = result.content as Array<{ type: string; text?: string }>;
+    const text = content.map((block) => block.text ?? '').join('');
+    return {
+      isError: result.isError,
+      text,
+      data: (result.isError ? undefined : JSON.parse(text)) as T,
+    } satisfies ToolAnswer<T>;
+  }
+
+  beforeAll(async () => {
+    infrastructure = await startTestInfrastructure();
+    infrastructure.applyEnvironment({ AGENT_HOST_HEARTBEAT_MS: '1000' });
+    for (const [module, name] of [
+      [RegistryModule, 'registry'],
+      [DiscoveryModule, 'discovery'],
+      [ChatModule, 'chat'],
+      [SchedulerModule, 'scheduler'],
+      [AgentHostModule, 'agent-host'],
+    ] as const) {
+      services.push(await createService(module, { name, logger: false }));
+    }
+    gateway = await createGatewayApp({ logger: false });
+    await gateway.listen(0, '127.0.0.1');
+    baseUrl = (await gateway.getUrl()).replace('[::1]', '127.0.0.1');
+    external = await connectRaw(infrastructure.natsUrl);
+    await expectEventually(
+      async () => {
+        const reply = await rawRequest(external, ListAgentsV1.subject, { owner: 'ioa-builtin', status: 'online' });
+        return (reply.data as ListAgentsV1Response).items.length === 3;
+      },
+      { timeoutMs: 120_000, message: 'the built-in agents come online' },
+    );
+    client = new Client({ name: 'mcp-endpoint-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`)));
+  }, 180_000);
+
+  afterAll(async () => {
+    await client?.close();
+    await external?.close();
+    await gateway?.close();
+    for (const service of services.reverse()) await service.close();
+    await infrastructure?.stop();
+  }, 60_000);
+
+  it('lists the platform’s tools, each with an input schema', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'cancel_goal',
+      'get_goal',
+      'list_agents',
+      'post_goal_message',
+      'search_agents',
+      'submit_goal',
+    ]);
+    const submit = tools.find((tool) => tool.name === 'submit_goal');
+    expect(submit?.inputSchema).toMatchObject({ type: 'object', required: ['goal'] });
+  });
+
+  it('list_agents and search_agents find the built-in agents', async () => {
+    const listed = await call<{ total: number; agents: AgentSummary[] }>('list_agents', { online: true });
+    expect(listed.data.agents.map((agent) => agent.name)).toEqual(
+      expect.arrayContaining(['code-runner', 'doc-researcher', 'writer']),
+    );
+    // Discovery indexes the cards after registration: wait until it answers with the code runner.
+    const found = await expectEventually(
+      async () => {
+        const answer = await call<{ agents: AgentSummary[] }>('search_agents', { query: 'run JavaScript code' });
+        if (answer.data.agents[0]?.name !== 'code-runner') throw new Error(`ranked: ${answer.text}`);
+        return answer;
+      },
+      { timeoutMs: 60_000, intervalMs: 250, message: 'discovery ranks the code runner first' },
+    );
+    expect(found.data.agents[0]).toMatchObject({ name: 'code-runner', status: 'online', endpoint: 'nats' });
+    expect(found.data.agents[0].score).toBeGreaterThan(0);
+  });
+
+  let goalId: string;
+
+  it(
+    'submit_goal waits for the conclusion, with a progress notification per step',
+    async () => {
+      const progress: string[] = [];
+      const answer = await call<GoalSummary>(
+        'submit_goal',
+        { goal: 'Run `console.log(6 * 7)` and write a short report.', members: ['code-runner', 'writer'], wait: true },
+        (message) => progress.push(message),
+      );
+      expect(answer.isError).toBeFalsy();
+      expect(answer.data).toMatchObject({ status: 'completed', team: ['code-runner', 'writer'] });
+      expect(answer.data.conclusion).toContain('42');
+      expect(progress).toEqual(expect.arrayContaining(['Team: code-runner, writer']));
+      expect(progress.length).toBeGreaterThan(3);
+      goalId = answer.data.goalId;
+    },
+    GOAL_DEADLINE_MS,
+  );
+
+  it('get_goal reads it back', async () => {
+    const answer = await call<GoalSummary>('get_goal', { goalId });
+    expect(answer.data).toMatchObject({ goalId, status: 'completed' });
+    expect(answer.data.tasks.every((task) => task.state === 'completed')).toBe(true);
+  });
+
+  it('cancel_goal cancels a goal at work, and says why it cannot cancel an ended one', async () => {
+    const silent = await rawRequest(external, RegisterAgentV1.subject, {
+      name: 'mcp-silent',
+      description: 'Listens, and says nothing.',
+      skills: [{ id: 'listen', name: 'Listen', description: 'Listens to the conversation.' }],
+      owner: 'mcp-endpoint-test',
+      endpoint: { kind: 'nats' },
+      metadata: { communicator: 'self' },
+    });
+    expect(silent.ok).toBe(true);
+    const submitted = await call<GoalSummary>('submit_goal', { goal: 'Wait in silence', members: ['mcp-silent'] });
+    expect(submitted.data.status).toBe('submitted');
+    const canceled = await call<GoalSummary>('cancel_goal', { goalId: submitted.data.goalId, reason: 'Enough' });
+    expect(canceled.data).toMatchObject({ status: 'canceled', statusReason: 'Enough' });
+
+    const ended = await call('cancel_goal', { goalId });
+    expect(ended.isError).toBe(true);
+    expect(ended.text).toMatch(/^INVALID_STATE: .*already completed/);
+  });
+
+  it(
+    'answers bad input with a tool error naming the problem, never a crash',
+    async () => {
+      const notUuid = await call('get_goal', { goalId: 'not-a-uuid' });
+      expect(notUuid.isError).toBe(true);
+      expect(notUuid.text).toMatch(/goalId/);
+      const blank = await call('submit_goal', { goal: '   ' });
+      expect(blank.isError).toBe(true);
+      const unknown = await call('get_goal', { goalId: '6f1c3b5e-8a3d-4c7e-9b2a-1d4e5f6a7b8c' });
+      expect(unknown).toMatchObject({ isError: true, text: expect.stringMatching(/^NOT_FOUND: /) });
+      const noSuchMember = await call('submit_goal', { goal: 'Do it', members: ['nobody-of-that-name'], wait: true });
+      expect(noSuchMember.isError).toBeFalsy();
+      expect(noSuchMember.data).toMatchObject({ status: 'failed' });
+    },
+    GOAL_DEADLINE_MS,
+  );
+});
