@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication, INestMicroservice } from '@nestjs/common';
-import { errors as natsErrors, type NatsConnection } from '@nats-io/transport-node';
+import { errors as natsErrors, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import fc from 'fast-check';
 import {
   ALL_CONTRACTS,
@@ -10,6 +10,7 @@ import {
   CreateGroupV1,
   DeregisterAgentV1,
   ERROR_CODES,
+  HEADER_IDEMPOTENCY_KEY,
   ListAgentsV1,
   PAYLOAD_BOUNDS,
   RegisterAgentV1,
@@ -200,6 +201,17 @@ describe('hostile input: nothing a peer sends stops the network', () => {
       },
       { timeoutMs: 60_000, intervalMs: 250, message: 'agent-host registers its agents' },
     );
+    // Registered is not yet served: agent-host subscribes to an agent's task subject once its registration returns.
+    await expectEventually(
+      async () => {
+        for (const agentId of hostedAgentIds) {
+          const result = await request(subjectFor(AssignTaskV1, agentId), '{}');
+          if (!result.envelope) throw new Error(`${agentId}: ${result.problem}`);
+        }
+        return true;
+      },
+      { timeoutMs: 30_000, intervalMs: 250, message: "agent-host serves its agents' task subjects" },
+    );
   }, 120_000);
 
   afterAll(async () => {
@@ -356,6 +368,19 @@ describe('hostile input: nothing a peer sends stops the network', () => {
         expect(result.bytes).toBeLessThan(2_000);
       },
     );
+
+    it.each([
+      ['300 characters', 'k'.repeat(300)],
+      ['spaces and non-ASCII', 'clé avec espaces'],
+    ])('answers an Idempotency-Key of %s on goal.submit with VALIDATION_FAILED, not INTERNAL', async (_name, key) => {
+      const headers = natsHeaders();
+      headers.set(HEADER_IDEMPOTENCY_KEY, key);
+      const reply = await peer.request(SubmitGoalV1.subject, JSON.stringify({ goal: 'Count to three' }), {
+        timeout: REPLY_TIMEOUT_MS,
+        headers,
+      });
+      expect(reply.json()).toMatchObject({ ok: false, error: { code: 'VALIDATION_FAILED' } });
+    });
 
     it('keeps the error reply to a 6 KB request small', async () => {
       const body = JSON.stringify({ name: 'x', skills: new Array(900).fill({ id: 1 }), owner: 'o' });

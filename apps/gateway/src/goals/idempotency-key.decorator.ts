@@ -1,8 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import { ContractError, HEADER_IDEMPOTENCY_KEY } from '@ioa/contracts';
-
-/** Printable ASCII without spaces, like the keys clients generate (UUIDs, ULIDs, hashes). */
-const KEY_PATTERN = /^[\x21-\x7e]{1,200}$/;
+import { ContractError, HEADER_IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE } from '@ioa/contracts';
 
 /**
  * The request's `Idempotency-Key` header, validated, or undefined. The gateway forwards it as the NATS request's
@@ -12,10 +9,9 @@ export const IdempotencyKey = createParamDecorator((_data: unknown, context: Exe
   const request = context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined> }>();
   const value = request.headers[HEADER_IDEMPOTENCY_KEY.toLowerCase()];
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !KEY_PATTERN.test(value)) {
-    const constraint = 'Idempotency-Key must be 1-200 printable ASCII characters without spaces';
-    throw new ContractError('VALIDATION_FAILED', `Invalid request: ${constraint}`, [
-      { property: 'Idempotency-Key', constraints: [constraint] },
+  if (typeof value !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(value)) {
+    throw new ContractError('VALIDATION_FAILED', `Invalid request: ${IDEMPOTENCY_KEY_RULE}`, [
+      { property: HEADER_IDEMPOTENCY_KEY, constraints: [IDEMPOTENCY_KEY_RULE] },
     ]);
   }
   return value;

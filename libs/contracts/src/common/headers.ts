@@ -6,5 +6,9 @@
  */
 export const HEADER_TRACEPARENT = 'traceparent';
 export const HEADER_IDEMPOTENCY_KEY = 'Idempotency-Key';
+
+/** An `Idempotency-Key` is 1-200 printable ASCII characters without spaces, like the keys clients generate. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,200}$/;
+export const IDEMPOTENCY_KEY_RULE = 'Idempotency-Key must be 1-200 printable ASCII characters without spaces';
 /** JetStream's de-duplication header: events carry a stable id so that a re-publish is dropped by the stream. */
 export const HEADER_MESSAGE_ID = 'Nats-Msg-Id';
