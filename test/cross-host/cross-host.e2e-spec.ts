@@ -29,7 +29,8 @@ import { SchedulerModule } from '../../apps/scheduler/src/scheduler.module.js';
 import { buildGoAgent, startGoAgent, type RunningGoAgent } from '../../examples/go-agent/go-agent.testing.js';
 import { canConnectFrom, createNetworkNamespace, type NetworkNamespace } from './network-namespace.js';
 
-const TTL_SECONDS = 3;
+// Short, so the cut is noticed quickly; not shorter, since the services share this process on a busy CI machine.
+const TTL_SECONDS = 5;
 const AGENT_NAME = 'unit-converter';
 /** Long enough that the link can be cut while the second task is still being worked on. */
 const WORK_MS = 6000;
