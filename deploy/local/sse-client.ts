@@ -7,6 +7,8 @@
  * that has nothing left to send with `204 No Content`; that 204 is what ends `followEventStream`.
  */
 
+import { createParser, type EventSourceParser } from 'eventsource-parser';
+
 /** One dispatched event. `id` is the last event id set by the stream (it carries over, as in EventSource). */
 export interface ServerSentEvent {
   id: string | undefined;
@@ -15,10 +17,11 @@ export interface ServerSentEvent {
 }
 
 /**
- * Incremental parser for `text/event-stream` (HTML Living Standard, "Interpreting an event stream"): lines end with
- * CRLF, LF or CR; `:` starts a comment; fields `data` (joined with LF), `event`, `id` (ignored when it contains NUL)
- * and `retry`; a blank line dispatches; an event without data is not dispatched; a trailing incomplete event is
- * dropped when the stream ends.
+ * Incremental parser for `text/event-stream`, on `eventsource-parser` (which follows the HTML Living Standard,
+ * "Interpreting an event stream": CRLF, LF or CR line ends, comments, `data` joined with LF, `id` without NUL,
+ * `retry`, a blank line dispatches). What this adds is EventSource's view of it: an event's type defaults to
+ * `message`, the last event id carries over from event to event (and across reconnects), and a block without data
+ * dispatches nothing.
  */
 export class ServerSentEventParser {
   /** The `retry` the server asked for, in milliseconds, once it has sent one. */
@@ -27,80 +30,33 @@ export class ServerSentEventParser {
   lastEventId: string | undefined;
   comments = 0;
 
-  private buffer = '';
-  private data: string[] = [];
-  private eventType = '';
-  private atStart = true;
-  /** The previous chunk ended with CR: a LF starting this one belongs to that line end. */
-  private afterCarriageReturn = false;
+  private completed: ServerSentEvent[] = [];
+  private readonly parser: EventSourceParser;
 
   constructor(lastEventId?: string) {
     this.lastEventId = lastEventId;
+    this.parser = createParser({
+      onId: (id) => {
+        this.lastEventId = id;
+      },
+      onEvent: (message) => {
+        this.completed.push({ id: this.lastEventId, event: message.event || 'message', data: message.data });
+      },
+      onRetry: (retryMs) => {
+        this.retryMs = retryMs;
+      },
+      onComment: () => {
+        this.comments += 1;
+      },
+    });
   }
 
   /** Feeds decoded text; returns the events completed by it, in order. */
   push(text: string): ServerSentEvent[] {
-    if (text.length === 0) return [];
-    let chunk = text;
-    if (this.afterCarriageReturn && chunk.startsWith('\n')) chunk = chunk.slice(1);
-    this.afterCarriageReturn = false;
-    if (this.atStart) {
-      if (chunk.startsWith('\uFEFF')) chunk = chunk.slice(1);
-      this.atStart = false;
-    }
-    this.buffer += chunk;
-    const events: ServerSentEvent[] = [];
-    let lineEnd: number;
-    while ((lineEnd = this.buffer.search(/[\r\n]/)) >= 0) {
-      const line = this.buffer.slice(0, lineEnd);
-      let next = lineEnd + 1;
-      if (this.buffer[lineEnd] === '\r') {
-        if (next === this.buffer.length) this.afterCarriageReturn = true;
-        else if (this.buffer[next] === '\n') next += 1;
-      }
-      this.buffer = this.buffer.slice(next);
-      const event = this.line(line);
-      if (event) events.push(event);
-    }
+    this.parser.feed(text);
+    const events = this.completed;
+    this.completed = [];
     return events;
-  }
-
-  private line(line: string): ServerSentEvent | undefined {
-    if (line === '') return this.dispatch();
-    if (line.startsWith(':')) {
-      this.comments += 1;
-      return undefined;
-    }
-    const colon = line.indexOf(':');
-    const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    switch (field) {
-      case 'data':
-        this.data.push(value);
-        break;
-      case 'event':
-        this.eventType = value;
-        break;
-      case 'id':
-        if (!value.includes('\0')) this.lastEventId = value;
-        break;
-      case 'retry':
-        if (/^\d+$/.test(value)) this.retryMs = Number(value);
-        break;
-      default:
-        break; // unknown fields are ignored
-    }
-    return undefined;
-  }
-
-  private dispatch(): ServerSentEvent | undefined {
-    const data = this.data;
-    const event = this.eventType || 'message';
-    this.data = [];
-    this.eventType = '';
-    if (data.length === 0) return undefined;
-    return { id: this.lastEventId, event, data: data.join('\n') };
   }
 }
 

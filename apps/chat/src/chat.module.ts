@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
 import { ChatHealthV1 } from '@ioa/contracts';
 import { PlatformConfigModule } from '@ioa/config';
 import { DatabaseModule, OutboxEventEntity, OutboxModule } from '@ioa/database';
@@ -31,6 +32,7 @@ import { TasksModule } from './tasks/tasks.module.js';
       useFactory: (config: ChatConfig) => ({ retryMs: config.outboxRetryMs }),
     }),
     HealthModule.forService(ChatHealthV1),
+    ScheduleModule.forRoot(),
     GroupsModule,
     MovesModule,
     TasksModule,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
 import { RegistryHealthV1 } from '@ioa/contracts';
 import { PlatformConfigModule } from '@ioa/config';
 import { DatabaseModule, OutboxEventEntity, OutboxModule } from '@ioa/database';
@@ -22,6 +23,7 @@ import { registryConfig } from './registry.config.js';
     // Each change publishes its own events right after commit; the timer only retries what a failure left behind.
     OutboxModule.forService({ retryMs: 2000 }),
     HealthModule.forService(RegistryHealthV1),
+    ScheduleModule.forRoot(),
     AgentsModule,
   ],
 })

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
 import { SchedulerHealthV1 } from '@ioa/contracts';
 import { PlatformConfigModule } from '@ioa/config';
 import { DatabaseModule, OutboxEventEntity, OutboxModule } from '@ioa/database';
@@ -41,6 +42,7 @@ import { TasksModule } from './tasks/tasks.module.js';
       useFactory: (config: SchedulerConfig) => ({ retryMs: config.sweepIntervalMs }),
     }),
     HealthModule.forService(SchedulerHealthV1),
+    ScheduleModule.forRoot(),
     LifecycleModule,
     GoalsModule,
     TasksModule,

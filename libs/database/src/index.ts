@@ -5,3 +5,4 @@ export * from './outbox/outbox.options.js';
 export * from './outbox/outbox.repository.js';
 export * from './outbox/outbox.relay.js';
 export * from './outbox/outbox.module.js';
+export * from './unit-of-work/unit-of-work.js';

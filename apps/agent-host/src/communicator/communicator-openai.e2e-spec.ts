@@ -140,7 +140,7 @@ describe('agent-host with an OpenAI-compatible model (scripted, including malfor
       assignerId: ids.codeRunner,
       mode: 'sync' as const,
       abstract: 'Write it up',
-      state: 'completed',
+      state: 'completed' as const,
       result: 'Written',
     };
     chat.groups.set(turn.groupId, { turn: 2, currentSpeaker: ids.codeRunner, tasks: [finished] });

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { TaskState } from '@ioa/contracts';
 
 /**
  * The group's task ledger (table `chat.group_tasks`): the chat's copy of each task it minted, kept current from
@@ -32,7 +33,7 @@ export class GroupTaskEntity {
   description: string;
 
   @Column({ type: 'varchar', length: 32 })
-  state: string;
+  state: TaskState;
 
   /** The result or the failure reason, bounded; the full text stays in the scheduler's task. */
   @Column({ type: 'text', nullable: true })

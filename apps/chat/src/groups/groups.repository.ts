@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, LessThanOrEqual, MoreThan, type EntityManager, type QueryDeepPartialEntity } from 'typeorm';
-import { OutboxRepository, type OutboxMessage } from '@ioa/database';
+import { Transactions, type OutboxMessage, type UnitOfWork } from '@ioa/database';
 import { GroupMemberEntity } from './group-member.entity.js';
 import { GroupTaskEntity } from './group-task.entity.js';
 import { GroupEntity } from './group.entity.js';
@@ -12,16 +12,30 @@ function columns<T>(values: Partial<T>): QueryDeepPartialEntity<T> {
   return values as QueryDeepPartialEntity<T>;
 }
 
+/** A group with its members (round-robin order) and its task ledger (assignment order), read with `manager`. */
+async function readRecord(manager: EntityManager, group: GroupEntity): Promise<GroupRecord> {
+  const [members, tasks] = await Promise.all([
+    manager.find(GroupMemberEntity, { where: { groupId: group.id }, order: { position: 'ASC' } }),
+    manager.find(GroupTaskEntity, {
+      where: { groupId: group.id },
+      order: { messageSeq: 'ASC', ordinal: 'ASC' },
+    }),
+  ]);
+  return { group, members, tasks };
+}
+
 /**
- * The chat's writes inside one transaction. A transition starts by locking its group row (`FOR UPDATE`), so the
- * transitions of one group run one after the other — seq numbers stay gap-free and exactly one move wins a turn —
- * while different groups proceed in parallel. Events go to the outbox in the same transaction.
+ * The chat's writes inside one unit of work (`Transactions`, shared with the other services). A transition starts by
+ * locking its group row (`FOR UPDATE`), so the transitions of one group run one after the other — seq numbers stay
+ * gap-free and exactly one move wins a turn — while different groups proceed in parallel. Events go to the outbox
+ * in the same transaction and are published under the unit of work's flush policy.
  */
 export class GroupsTransaction {
-  constructor(
-    readonly manager: EntityManager,
-    private readonly outbox: OutboxRepository,
-  ) {}
+  constructor(private readonly unit: UnitOfWork) {}
+
+  get manager(): EntityManager {
+    return this.unit.manager;
+  }
 
   lockById(id: string): Promise<GroupEntity | null> {
     return this.manager.findOne(GroupEntity, { where: { id }, lock: { mode: 'pessimistic_write' } });
@@ -70,15 +84,8 @@ export class GroupsTransaction {
     );
   }
 
-  async record(group: GroupEntity): Promise<GroupRecord> {
-    const [members, tasks] = await Promise.all([
-      this.manager.find(GroupMemberEntity, { where: { groupId: group.id }, order: { position: 'ASC' } }),
-      this.manager.find(GroupTaskEntity, {
-        where: { groupId: group.id },
-        order: { messageSeq: 'ASC', ordinal: 'ASC' },
-      }),
-    ]);
-    return { group, members, tasks };
+  record(group: GroupEntity): Promise<GroupRecord> {
+    return readRecord(this.manager, group);
   }
 
   async insertMessages(messages: MessageEntity[]): Promise<void> {
@@ -112,7 +119,7 @@ export class GroupsTransaction {
   }
 
   enqueue(messages: OutboxMessage[]): Promise<void> {
-    return this.outbox.enqueue(this.manager, messages);
+    return this.unit.enqueue(...messages);
   }
 }
 
@@ -120,11 +127,12 @@ export class GroupsTransaction {
 export class GroupsRepository {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly outbox: OutboxRepository,
+    private readonly transactions: Transactions,
   ) {}
 
+  /** One unit of work: it resolves once its events are published (within the unit of work's bound). */
   transaction<T>(work: (transaction: GroupsTransaction) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction((manager) => work(new GroupsTransaction(manager, this.outbox)));
+    return this.transactions.run((unit) => work(new GroupsTransaction(unit)));
   }
 
   /** A consistent read of a group with its members and ledger (no lock: readers never block moves). */
@@ -132,7 +140,7 @@ export class GroupsRepository {
     return this.dataSource.transaction('REPEATABLE READ', async (manager) => {
       const group = await manager.findOne(GroupEntity, { where: { id } });
       if (!group) return null;
-      return new GroupsTransaction(manager, this.outbox).record(group);
+      return readRecord(manager, group);
     });
   }
 

@@ -7,7 +7,6 @@ import {
   type ListMessagesV1Request,
   type ListMessagesV1Response,
 } from '@ioa/contracts';
-import { OutboxRelay } from '@ioa/database';
 import { openConversation } from '../moves/conversation-state-machine.js';
 import { GroupMemberEntity } from './group-member.entity.js';
 import type { GroupEntity } from './group.entity.js';
@@ -20,7 +19,6 @@ export class GroupsService {
   constructor(
     private readonly groups: GroupsRepository,
     private readonly writer: TransitionWriter,
-    private readonly relay: OutboxRelay,
   ) {}
 
   /**
@@ -62,7 +60,7 @@ export class GroupsService {
       },
       now,
     );
-    const { record, created } = await this.groups.transaction(async (transaction) => {
+    const { record } = await this.groups.transaction(async (transaction) => {
       const group: GroupEntity = {
         id: randomUUID(),
         goalId: request.goalId,
@@ -78,7 +76,7 @@ export class GroupsService {
       };
       if (!(await transaction.insertGroupIfGoalFree(group))) {
         const existing = (await transaction.findByGoal(request.goalId))!;
-        return { record: await transaction.record(existing), created: false };
+        return { record: await transaction.record(existing) };
       }
       for (const member of members) member.groupId = group.id;
       await transaction.insertMembers(members);
@@ -96,9 +94,8 @@ export class GroupsService {
         },
         now,
       );
-      return { record: written.record, created: true };
+      return { record: written.record };
     });
-    if (created) await this.relay.flush();
     return toGroupV1(record);
   }
 

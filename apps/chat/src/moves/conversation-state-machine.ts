@@ -1,12 +1,13 @@
 import {
+  isTerminalTaskState,
   SYSTEM_SENDER,
-  TERMINAL_TASK_STATES,
   USER_SPEAKER,
   type ErrorCode,
   type GroupState,
   type MessageType,
   type ModelUsageV1,
   type MoveType,
+  type TaskState,
 } from '@ioa/contracts';
 import { bound, LEDGER_RESULT_MAX, notices } from './notices.js';
 
@@ -45,7 +46,7 @@ export interface LedgerTask {
   abstract: string;
   description: string;
   /** A2A task state as last reported by the scheduler (`submitted` until then). */
-  state: string;
+  state: TaskState;
   /** Result, or the failure reason, bounded. */
   result: string | null;
   statusMessage: string | null;
@@ -102,7 +103,7 @@ export interface ProposedMove {
 /** A task as the scheduler reports it (the fields of `TaskV1` the chat needs). */
 export interface TaskUpdate {
   taskId: string;
-  state: string;
+  state: TaskState;
   result: string | null;
   statusMessage: string | null;
   updatedAt: string;
@@ -187,10 +188,6 @@ export interface Unchanged {
 export type Decision = Transition | Rejection | Unchanged;
 
 export const MAX_TASKS_PER_MOVE = 8;
-
-export function isTerminalTaskState(state: string): boolean {
-  return (TERMINAL_TASK_STATES as readonly string[]).includes(state);
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // opening

@@ -9,7 +9,6 @@ import {
   type ProposeMoveV1Response,
   type TaskV1,
 } from '@ioa/contracts';
-import { OutboxRelay } from '@ioa/database';
 import { toChatMessageV1, toGroupV1, toSnapshot, type GroupRecord } from '../groups/group.mapper.js';
 import type { GroupEntity } from '../groups/group.entity.js';
 import { GroupsRepository, type GroupsTransaction } from '../groups/groups.repository.js';
@@ -36,7 +35,7 @@ interface Outcome {
  * Applies the state machine's decisions to groups. Every transition runs in one transaction that starts by locking
  * the group row (`SELECT … FOR UPDATE`): concurrent proposals for one turn queue up on the lock, the first one
  * wins, the others see the next turn and are rejected as stale. Events are written to the outbox in the same
- * transaction and published right after commit, before the caller gets its reply.
+ * transaction and published after commit by the unit of work, before the caller gets its reply (within its bound).
  */
 @Injectable()
 export class ConversationService {
@@ -45,7 +44,6 @@ export class ConversationService {
   constructor(
     private readonly groups: GroupsRepository,
     private readonly writer: TransitionWriter,
-    private readonly relay: OutboxRelay,
   ) {}
 
   async propose(request: ProposeMoveV1Request): Promise<ProposeMoveV1Response> {
@@ -136,7 +134,8 @@ export class ConversationService {
     decide: (snapshot: ConversationSnapshot, now: Date) => Decision,
     onUnchanged?: (transaction: GroupsTransaction, group: GroupEntity, why: string) => Promise<void>,
   ): Promise<Outcome | null> {
-    const outcome = await this.groups.transaction(async (transaction): Promise<Outcome | null> => {
+    // One unit of work: it resolves once the transition's events are out, so the reply follows them.
+    return this.groups.transaction(async (transaction): Promise<Outcome | null> => {
       const group = await lock(transaction);
       if (!group) return null;
       const record = await transaction.record(group);
@@ -153,7 +152,5 @@ export class ConversationService {
           return { decision, ...(await this.writer.write(transaction, record, decision, now)) };
       }
     });
-    if (outcome && outcome.messages.length > 0) await this.relay.flush();
-    return outcome;
   }
 }

@@ -1,3 +1,5 @@
+import type { TaskState } from '@ioa/contracts';
+
 /**
  * The texts the chat service writes itself (progress and result notices, turn hand-overs, the forced summary).
  * Templates, never a model: they must be cheap, deterministic and say exactly what happened.
@@ -17,7 +19,7 @@ export interface NoticeTask {
   assigneeName: string;
   abstract: string;
   mode: 'sync' | 'async';
-  state: string;
+  state: TaskState;
   result: string | null;
 }
 
@@ -58,7 +60,7 @@ export const notices = {
   taskCompleted: (task: NoticeTask, result: string | null) =>
     `${task.assigneeName} completed “${task.abstract}” (${task.mode}).\n\n${result ? bound(result, NOTICE_RESULT_MAX) : '(no result text)'}`,
 
-  taskFailed: (task: NoticeTask, state: string, reason: string | null) =>
+  taskFailed: (task: NoticeTask, state: TaskState, reason: string | null) =>
     `${task.assigneeName} did not complete “${task.abstract}” (${state})${reason ? `: ${bound(reason, NOTICE_RESULT_MAX)}` : '.'}`,
 
   taskCanceled: (task: NoticeTask, reason: string | null) =>

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { ChatMessageV1, GroupTaskV1 } from '@ioa/contracts';
+import type { ChatMessageV1, GroupTaskV1, TaskState } from '@ioa/contracts';
 import { boundLedger, boundWindow, TRUNCATION_MARK } from './turn-window.js';
 
 function newMessage(seq: number, length: number): ChatMessageV1 {
@@ -16,7 +16,7 @@ function newMessage(seq: number, length: number): ChatMessageV1 {
   };
 }
 
-function newTask(index: number, state: string): GroupTaskV1 {
+function newTask(index: number, state: TaskState): GroupTaskV1 {
   return {
     taskId: `30000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
     assigneeId: '00000000-0000-4000-8000-00000000000b',

@@ -1,5 +1,4 @@
-import type { ChatMessageV1, GroupTaskV1 } from '@ioa/contracts';
-import { isTerminalTaskState } from './conversation-state-machine.js';
+import { isTerminalTaskState, type ChatMessageV1, type GroupTaskV1 } from '@ioa/contracts';
 
 /**
  * What a turn grant carries is bounded twice: by message count (config) and by characters, so a few very long

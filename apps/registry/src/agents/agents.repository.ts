@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, QueryDeepPartialEntity, Repository } from 'typeorm';
 import type { AgentStatus } from '@ioa/contracts';
-import { OutboxRelay, OutboxRepository, type OutboxMessage } from '@ioa/database';
+import { Transactions, type OutboxMessage, type UnitOfWork } from '@ioa/database';
 import { AgentEntity } from './agent.entity.js';
 
 export interface AgentListFilter {
@@ -25,18 +25,16 @@ function columns(values: Partial<AgentEntity>): QueryDeepPartialEntity<AgentEnti
 export type SilentAgent = Pick<AgentEntity, 'id' | 'name' | 'lastSeenAt'>;
 
 /**
- * The registry's writes inside one transaction. Every read here locks the row (`FOR UPDATE`), so concurrent
- * registrations, updates, heartbeats and sweeps of one agent run one after the other, and the events written with
- * `enqueue` commit (or roll back) with the change they report.
+ * The registry's writes inside one unit of work (`Transactions`, shared with the other services). Every read here
+ * locks the row (`FOR UPDATE`), so concurrent registrations, updates, heartbeats and sweeps of one agent run one
+ * after the other, and the events written with `enqueue` commit (or roll back) with the change they report.
  */
 export class AgentsTransaction {
-  /** Whether this transaction wrote events, to publish once it has committed. */
-  wroteEvents = false;
+  constructor(private readonly unit: UnitOfWork) {}
 
-  constructor(
-    private readonly manager: EntityManager,
-    private readonly outbox: OutboxRepository,
-  ) {}
+  private get manager(): EntityManager {
+    return this.unit.manager;
+  }
 
   /** The database's clock at transaction start: all replicas and the presence sweeper share it. */
   async now(): Promise<Date> {
@@ -103,9 +101,8 @@ export class AgentsTransaction {
   }
 
   /** Records events in the outbox, in this transaction; they are published after it commits. */
-  async enqueue(...messages: OutboxMessage[]): Promise<void> {
-    await this.outbox.enqueue(this.manager, messages);
-    this.wroteEvents ||= messages.length > 0;
+  enqueue(...messages: OutboxMessage[]): Promise<void> {
+    return this.unit.enqueue(...messages);
   }
 }
 
@@ -113,24 +110,15 @@ export class AgentsTransaction {
 export class AgentsRepository {
   constructor(
     @InjectRepository(AgentEntity) private readonly agents: Repository<AgentEntity>,
-    private readonly outbox: OutboxRepository,
-    private readonly relay: OutboxRelay,
+    private readonly transactions: Transactions,
   ) {}
 
   /**
-   * Runs `work` in one READ COMMITTED transaction (row locks give the ordering we need), then publishes the events it
-   * enqueued: only after the commit, and before this resolves, so a caller's reply follows its events.
+   * Runs `work` in one READ COMMITTED unit of work (row locks give the ordering we need); it resolves once the
+   * events it enqueued are published (within the unit of work's bound), so a caller's reply follows its events.
    */
-  async transaction<T>(work: (transaction: AgentsTransaction) => Promise<T>): Promise<T> {
-    let wroteEvents = false;
-    const result = await this.agents.manager.transaction(async (manager) => {
-      const transaction = new AgentsTransaction(manager, this.outbox);
-      const value = await work(transaction);
-      wroteEvents = transaction.wroteEvents;
-      return value;
-    });
-    if (wroteEvents) await this.relay.flush();
-    return result;
+  transaction<T>(work: (transaction: AgentsTransaction) => Promise<T>): Promise<T> {
+    return this.transactions.run((unit) => work(new AgentsTransaction(unit)));
   }
 
   findById(id: string): Promise<AgentEntity | null> {

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { registryConfig } from '../registry.config.js';
 import { agentWentOffline } from './agent.events.js';
 import { AgentsRepository } from './agents.repository.js';
@@ -7,24 +8,32 @@ import { AgentsRepository } from './agents.repository.js';
 /** Agents marked offline per statement; a larger backlog is worked off on the following ticks. */
 const SWEEP_BATCH = 500;
 
+/** The sweep's name in `@nestjs/schedule`'s registry. */
+export const PRESENCE_SWEEP = 'presence-sweep';
+
 /**
  * Marks agents silent for longer than the heartbeat TTL offline and publishes `went-offline` for each. Runs in
- * every replica: the UPDATE ... RETURNING with SKIP LOCKED hands each silent agent to exactly one of them.
+ * every replica: the UPDATE ... RETURNING with SKIP LOCKED hands each silent agent to exactly one of them. The
+ * interval is registered with `@nestjs/schedule` rather than declared with `@Interval`, because its period comes
+ * from the validated configuration.
  */
 @Injectable()
 export class PresenceSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(PresenceSweeper.name);
-  private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private failing = false;
 
   constructor(
     private readonly agents: AgentsRepository,
+    private readonly schedules: SchedulerRegistry,
     @Inject(registryConfig.KEY) private readonly config: ConfigType<typeof registryConfig>,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => this.tick(), this.config.presenceSweepMs);
+    this.schedules.addInterval(
+      PRESENCE_SWEEP,
+      setInterval(() => this.tick(), this.config.presenceSweepMs),
+    );
   }
 
   /** One tick; skipped while the previous one still runs (a slow database must not pile sweeps up). */
@@ -61,7 +70,7 @@ export class PresenceSweeper implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
+    this.schedules.deleteInterval(PRESENCE_SWEEP);
     await this.running;
   }
 }

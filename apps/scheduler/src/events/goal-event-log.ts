@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { MoreThan } from 'typeorm';
 import { GoalEventAppendedV1, type GoalEventType, type GoalEventV1 } from '@ioa/contracts';
 import { GoalEntity } from '../goals/goal.entity.js';
-import { type UnitOfWork, Transactions } from '../persistence/unit-of-work.js';
+import { type UnitOfWork, Transactions } from '@ioa/database';
 import { GoalEventEntity } from './goal-event.entity.js';
 
 export function toGoalEventV1(entity: GoalEventEntity): GoalEventV1 {

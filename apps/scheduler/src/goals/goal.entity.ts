@@ -1,13 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { GoalStatus, TeamMemberV1 } from '@ioa/contracts';
 
-/** Statuses after which nothing more happens to a goal, except a `completed` one re-opening with a follow-up. */
-export const ENDED_GOAL_STATUSES: readonly GoalStatus[] = ['completed', 'failed', 'canceled'];
-/** Statuses of a goal whose team is at work (a group exists and may still talk). */
-export const ACTIVE_GOAL_STATUSES: readonly GoalStatus[] = ['working', 'input_required'];
-/** Statuses of a goal whose team is not formed yet. */
-export const FORMING_GOAL_STATUSES: readonly GoalStatus[] = ['submitted', 'forming_team'];
-
 /**
  * One goal (table `scheduler.goals`). Never sent over the wire: `toGoalV1` maps it. Every change of a goal happens
  * in a transaction that holds this row locked, which is also what makes the per-goal event `seq` race-free.

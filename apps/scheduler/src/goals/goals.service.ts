@@ -3,7 +3,6 @@ import { Injectable } from '@nestjs/common';
 import {
   ContractError,
   PostUserMessageV1,
-  TERMINAL_TASK_STATES,
   type CancelGoalV1Request,
   type GoalV1,
   type ListGoalEventsV1Request,
@@ -12,13 +11,16 @@ import {
   type SubmitGoalV1Request,
 } from '@ioa/contracts';
 import { ContractClient } from '@ioa/messaging';
+import { Transactions, type UnitOfWork } from '@ioa/database';
 import { GoalEventLog } from '../events/goal-event-log.js';
 import { GoalChanges } from '../lifecycle/goal-changes.js';
 import { GoalLifecycle } from '../lifecycle/goal-lifecycle.js';
 import { TaskChanges } from '../lifecycle/task-changes.js';
-import { Transactions, type UnitOfWork } from '../persistence/unit-of-work.js';
+import { attachSubGoal } from '../tasks/task-state-machine.js';
 import { TaskEntity } from '../tasks/task.entity.js';
-import { ENDED_GOAL_STATUSES, FORMING_GOAL_STATUSES, GoalEntity } from './goal.entity.js';
+import { GoalEntity } from './goal.entity.js';
+import { lockGoal } from './goal-lock.js';
+import { cancelGoal, checkPostMessage, personPosted } from './goal-state-machine.js';
 import { toGoalV1 } from './goal.mapper.js';
 import { TeamFormation } from './team-formation.service.js';
 
@@ -44,24 +46,31 @@ export class GoalsService {
       const earlier = await this.findByIdempotencyKey(idempotencyKey);
       if (earlier) return this.get(earlier.id);
     }
-    let goal: GoalEntity;
+    let stored: { goal: GoalEntity; created: boolean };
     try {
-      goal = await this.createGoal(request, idempotencyKey ?? null);
+      stored = await this.createGoal(request, idempotencyKey ?? null);
     } catch (error) {
       // Two retries racing with the same key: the unique index lets one insert win; the other returns its goal.
       const winner = idempotencyKey ? await this.findByIdempotencyKey(idempotencyKey) : null;
       if (!winner) throw error;
       return this.get(winner.id);
     }
-    if (goal.status === 'submitted') this.formation.start(goal.id);
-    return this.get(goal.id);
+    if (!stored.created) return this.get(stored.goal.id); // a retried sub-team submit: the sub-goal as it is now
+    // The reply is the goal as committed (submitted, no tasks yet), not re-read: the sweeper may already be forming
+    // its team.
+    const submitted = toGoalV1(stored.goal, []);
+    this.formation.start(stored.goal.id);
+    return submitted;
   }
 
   private findByIdempotencyKey(idempotencyKey: string): Promise<GoalEntity | null> {
     return this.transactions.manager.findOneBy(GoalEntity, { idempotencyKey });
   }
 
-  private createGoal(request: SubmitGoalV1Request, idempotencyKey: string | null): Promise<GoalEntity> {
+  private createGoal(
+    request: SubmitGoalV1Request,
+    idempotencyKey: string | null,
+  ): Promise<{ goal: GoalEntity; created: boolean }> {
     return this.transactions.run(async (unit) => {
       const now = new Date();
       const goal = unit.manager.create(GoalEntity, {
@@ -97,11 +106,11 @@ export class GoalsService {
       });
       if (request.parentTaskId) {
         const existing = await this.attachToParentTask(unit, goal, request.parentTaskId);
-        if (existing) return existing;
+        if (existing) return { goal: existing, created: false };
       }
       await unit.manager.insert(GoalEntity, goal);
       await this.goals.recordStatus(unit, goal, null);
-      return goal;
+      return { goal, created: true };
     });
   }
 
@@ -116,31 +125,28 @@ export class GoalsService {
   ): Promise<GoalEntity | null> {
     const probe = await unit.manager.findOneBy(TaskEntity, { id: parentTaskId });
     if (!probe) throw ContractError.notFound('Task', parentTaskId);
-    const parent = await unit.lockGoal(probe.goalId);
+    const parent = await lockGoal(unit, probe.goalId);
     const task = await unit.manager.findOneBy(TaskEntity, { id: parentTaskId });
     if (!parent || !task) throw ContractError.notFound('Task', parentTaskId);
     if (task.childGoalId) {
       const existing = await unit.manager.findOneBy(GoalEntity, { id: task.childGoalId });
       if (existing) return existing;
     }
-    if (TERMINAL_TASK_STATES.includes(task.state)) {
-      throw new ContractError('INVALID_STATE', `Task ${task.id} is already ${task.state}; it cannot get a sub-team`, {
+    const decision = attachSubGoal(task, parent, goal.id, new Date());
+    if (decision.outcome === 'rejected') {
+      throw new ContractError(decision.code, decision.reason, {
+        rule: decision.rule,
         taskId: task.id,
         state: task.state,
+        depth: parent.depth,
+        maxDepth: parent.maxDepth,
       });
-    }
-    if (parent.depth + 1 > parent.maxDepth) {
-      throw new ContractError(
-        'INVALID_STATE',
-        `Sub-teams may nest at most ${parent.maxDepth} deep and this task's goal is at depth ${parent.depth}: do the task without a sub-team`,
-        { depth: parent.depth, maxDepth: parent.maxDepth },
-      );
     }
     goal.depth = parent.depth + 1;
     goal.maxDepth = parent.maxDepth;
     goal.parentTaskId = task.id;
     goal.parentGoalId = parent.id;
-    await this.tasks.change(unit, parent, task, { childGoalId: goal.id });
+    if (decision.outcome === 'transition') await this.tasks.write(unit, parent, task, decision);
     return null;
   }
 
@@ -154,20 +160,9 @@ export class GoalsService {
   /** Cancels the goal: group closed, open tasks and sub-goals canceled. Canceling a canceled goal changes nothing. */
   async cancel(request: CancelGoalV1Request): Promise<GoalV1> {
     await this.transactions.run(async (unit) => {
-      const goal = await unit.lockGoal(request.goalId);
+      const goal = await lockGoal(unit, request.goalId);
       if (!goal) throw ContractError.notFound('Goal', request.goalId);
-      if (goal.status === 'canceled') return;
-      if (ENDED_GOAL_STATUSES.includes(goal.status)) {
-        throw new ContractError(
-          'INVALID_STATE',
-          `Goal ${goal.id} has already ${goal.status}; there is nothing to cancel`,
-          {
-            status: goal.status,
-          },
-        );
-      }
-      goal.formationLeaseUntil = null;
-      await this.lifecycle.end(unit, goal, { status: 'canceled', reason: request.reason });
+      await this.lifecycle.apply(unit, goal, cancelGoal(goal, request.reason, new Date()));
     });
     return this.get(request.goalId);
   }
@@ -179,28 +174,18 @@ export class GoalsService {
   async postMessage(request: PostGoalMessageV1Request): Promise<GoalV1> {
     const goal = await this.transactions.manager.findOneBy(GoalEntity, { id: request.goalId });
     if (!goal) throw ContractError.notFound('Goal', request.goalId);
-    if (goal.status === 'failed' || goal.status === 'canceled') {
-      throw new ContractError('INVALID_STATE', `Goal ${goal.id} has ${goal.status}; submit a new goal instead`, {
-        status: goal.status,
-      });
-    }
-    if (FORMING_GOAL_STATUSES.includes(goal.status) || goal.groupId === null) {
-      throw new ContractError(
-        'INVALID_STATE',
-        `Goal ${goal.id} is still forming its team; post again once it is working`,
-        {
-          status: goal.status,
-        },
-      );
+    const allowed = checkPostMessage(goal);
+    if (allowed.outcome === 'rejected') {
+      throw new ContractError(allowed.code, allowed.reason, { rule: allowed.rule, status: goal.status });
     }
     await this.client.request(PostUserMessageV1, {
-      groupId: goal.groupId,
+      groupId: allowed.groupId,
       content: request.content,
       author: request.author,
     });
     await this.transactions.run(async (unit) => {
-      const locked = await unit.lockGoal(goal.id);
-      if (locked) await this.lifecycle.resume(unit, locked);
+      const locked = await lockGoal(unit, goal.id);
+      if (locked) await this.lifecycle.apply(unit, locked, personPosted(locked, new Date()));
     });
     return this.get(goal.id);
   }

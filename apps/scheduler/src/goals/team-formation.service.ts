@@ -1,26 +1,28 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import pRetry, { type Options as PRetryOptions } from 'p-retry';
 import type { ConfigType } from '@nestjs/config';
 import { In, IsNull, LessThan } from 'typeorm';
 import {
   ContractError,
   CreateGroupV1,
+  FORMING_GOAL_STATUSES,
   GetAgentV1,
-  SearchAgentsV1,
   SLUG_PATTERN,
+  SearchAgentsV1,
   type AgentCardV1,
   type ModelUsageV1,
   type TeamMemberV1,
 } from '@ioa/contracts';
 import { ContractClient } from '@ioa/messaging';
 import { addUsage, emptyUsage, type TeamCandidate } from '@ioa/llm';
+import { Transactions } from '@ioa/database';
 import { GoalEventLog } from '../events/goal-event-log.js';
-import { Budgets } from '../lifecycle/budgets.js';
-import { GoalChanges } from '../lifecycle/goal-changes.js';
 import { GoalLifecycle } from '../lifecycle/goal-lifecycle.js';
-import { Transactions } from '../persistence/unit-of-work.js';
 import { Planner, PlanningFailedError } from '../planning/planner.js';
 import { schedulerConfig } from '../scheduler.config.js';
-import { FORMING_GOAL_STATUSES, GoalEntity } from './goal.entity.js';
+import { GoalEntity } from './goal.entity.js';
+import { lockGoal } from './goal-lock.js';
+import { claimFormation, formationFailed, openedGroup, recordTeam } from './goal-state-machine.js';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_TEAM = 4;
@@ -31,8 +33,11 @@ type Formed<T> = { ok: true; value: T } | { ok: false; reason: string };
 /** Raised when the goal left `forming_team` (canceled) while its team was being formed. */
 class FormationAbandoned extends Error {}
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** An attempt at picking a team found nobody suitable (the message says why); a later attempt may. */
+class NoTeamYet extends Error {}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -52,9 +57,7 @@ export class TeamFormation {
 
   constructor(
     private readonly transactions: Transactions,
-    private readonly goals: GoalChanges,
     private readonly lifecycle: GoalLifecycle,
-    private readonly budgets: Budgets,
     private readonly log: GoalEventLog,
     private readonly planner: Planner,
     private readonly client: ContractClient,
@@ -113,12 +116,12 @@ export class TeamFormation {
   /** Takes the goal for this process: `forming_team` with a fresh lease, unless someone else holds one. */
   private claim(goalId: string): Promise<GoalEntity | null> {
     return this.transactions.run(async (unit) => {
-      const goal = await unit.lockGoal(goalId);
-      if (!goal || !FORMING_GOAL_STATUSES.includes(goal.status)) return null;
-      if (goal.formationLeaseUntil !== null && goal.formationLeaseUntil > new Date()) return null;
-      goal.formationLeaseUntil = this.leaseEnd();
-      if (goal.status === 'submitted') await this.goals.setStatus(unit, goal, { status: 'forming_team' });
-      else await this.goals.save(unit, goal);
+      const goal = await lockGoal(unit, goalId);
+      if (!goal) return null;
+      const decision = claimFormation(goal, new Date(), this.leaseEnd());
+      // Formed already, canceled, or another formation holds the lease: nothing for this one to do.
+      if (decision.outcome !== 'transition') return null;
+      await this.lifecycle.apply(unit, goal, decision);
       return goal;
     });
   }
@@ -163,71 +166,84 @@ export class TeamFormation {
     };
     const request = UUID_PATTERN.test(reference) ? { id: reference.toLowerCase() } : { name: reference };
     if (request.name !== undefined && !SLUG_PATTERN.test(request.name)) return unknown;
-    let lastError = '';
-    for (let attempt = 1; attempt <= this.config.formationAttempts; attempt += 1) {
-      await this.renewLease(goalId);
-      try {
-        return { ok: true, value: await this.client.request(GetAgentV1, request) };
-      } catch (error) {
-        if (error instanceof ContractError && (error.code === 'NOT_FOUND' || error.code === 'VALIDATION_FAILED')) {
-          return unknown;
-        }
-        lastError = (error as Error)?.message ?? String(error);
-        if (error instanceof ContractError && !error.retryable) break;
-        await delay(200 * attempt);
+    try {
+      const agent = await pRetry(async () => {
+        await this.renewLease(goalId);
+        return this.client.request(GetAgentV1, request);
+      }, this.retryOptions());
+      return { ok: true, value: agent };
+    } catch (error) {
+      if (error instanceof FormationAbandoned) throw error;
+      if (error instanceof ContractError && (error.code === 'NOT_FOUND' || error.code === 'VALIDATION_FAILED')) {
+        return unknown;
       }
+      return { ok: false, reason: `The registry could not resolve "${reference}": ${messageOf(error)}` };
     }
-    return { ok: false, reason: `The registry could not resolve "${reference}": ${lastError}` };
+  }
+
+  /**
+   * Retries of one formation step (in memory: a crash hands the whole formation to the sweeper, through the lease).
+   * A canceled goal, or an answer that will not change (NOT_FOUND, INVALID_STATE…), ends them at once.
+   */
+  private retryOptions(): PRetryOptions {
+    return {
+      retries: this.config.formationAttempts - 1,
+      minTimeout: 200,
+      factor: 2,
+      shouldRetry: ({ error }) =>
+        !(error instanceof FormationAbandoned) && !(error instanceof ContractError && !error.retryable),
+    };
   }
 
   // ---------------------------------------------------------------------------------------------------------------
   // autonomous formation
 
   private async discoverTeam(goal: GoalEntity, spend: (usage: ModelUsageV1) => void): Promise<Formed<TeamMemberV1[]>> {
-    let lastReason = 'no attempt was made';
-    for (let attempt = 1; attempt <= this.config.formationAttempts; attempt += 1) {
-      if (attempt > 1) await delay(200 * (attempt - 1)); // discovery indexes new agents asynchronously
-      await this.renewLease(goal.id);
-      try {
-        const queries = await this.planner.writeCapabilityQueries(goal.goal);
-        spend(queries.usage);
-        if (queries.value.length === 0) {
-          lastReason = 'the model wrote no capability queries';
-          continue;
-        }
-        const candidates = await this.search(queries.value);
-        if (!candidates.ok) {
-          lastReason = candidates.reason;
-          continue;
-        }
-        if (candidates.value.length === 0) {
-          lastReason = `discovery found no online agent for ${quoteAll(queries.value)}`;
-          continue;
-        }
-        await this.renewLease(goal.id);
-        const picks = await this.planner.pickTeam(goal.goal, queries.value, candidates.value);
-        spend(picks.usage);
-        if (picks.value.length === 0) {
-          lastReason = `no online agent is similar enough to ${quoteAll(queries.value)}`;
-          continue;
-        }
-        const names = new Map(candidates.value.map((candidate) => [candidate.agentId, candidate.name]));
-        const team = picks.value.slice(0, MAX_TEAM).map((pick) => ({
-          agentId: pick.agentId,
-          name: names.get(pick.agentId) ?? pick.agentId,
-          reason: pick.reason,
-        }));
-        return { ok: true, value: team };
-      } catch (error) {
-        if (!(error instanceof PlanningFailedError)) throw error;
-        spend(error.usage);
-        lastReason = error.message;
-      }
+    try {
+      const team = await pRetry(() => this.tryToPickTeam(goal, spend), {
+        ...this.retryOptions(),
+        // Discovery indexes new agents asynchronously: a later attempt may find what this one did not.
+        shouldRetry: ({ error }) => error instanceof NoTeamYet || error instanceof PlanningFailedError,
+      });
+      return { ok: true, value: team };
+    } catch (error) {
+      if (!(error instanceof NoTeamYet || error instanceof PlanningFailedError)) throw error;
+      return {
+        ok: false,
+        reason: `No suitable agent for this goal after ${this.config.formationAttempts} attempts: ${error.message}`,
+      };
     }
-    return {
-      ok: false,
-      reason: `No suitable agent for this goal after ${this.config.formationAttempts} attempts: ${lastReason}`,
-    };
+  }
+
+  /** One attempt: the model writes capability queries, discovery finds candidates, the model picks the team. */
+  private async tryToPickTeam(goal: GoalEntity, spend: (usage: ModelUsageV1) => void): Promise<TeamMemberV1[]> {
+    await this.renewLease(goal.id);
+    try {
+      const queries = await this.planner.writeCapabilityQueries(goal.goal);
+      spend(queries.usage);
+      if (queries.value.length === 0) throw new NoTeamYet('the model wrote no capability queries');
+      const candidates = await this.search(queries.value);
+      if (!candidates.ok) throw new NoTeamYet(candidates.reason);
+      if (candidates.value.length === 0) {
+        throw new NoTeamYet(`discovery found no online agent for ${quoteAll(queries.value)}`);
+      }
+      await this.renewLease(goal.id);
+      const picks = await this.planner.pickTeam(goal.goal, queries.value, candidates.value);
+      spend(picks.usage);
+      if (picks.value.length === 0) {
+        throw new NoTeamYet(`no online agent is similar enough to ${quoteAll(queries.value)}`);
+      }
+      const names = new Map(candidates.value.map((candidate) => [candidate.agentId, candidate.name]));
+      return picks.value.slice(0, MAX_TEAM).map((pick) => ({
+        agentId: pick.agentId,
+        name: names.get(pick.agentId) ?? pick.agentId,
+        reason: pick.reason,
+      }));
+    } catch (error) {
+      // What a failed planning call cost still counts towards the goal.
+      if (error instanceof PlanningFailedError) spend(error.usage);
+      throw error;
+    }
   }
 
   /** One search per query, so each query's own best candidates are seen (a merged search keeps one query per agent). */
@@ -274,11 +290,11 @@ export class TeamFormation {
 
   private async recordTeam(goalId: string, team: TeamMemberV1[], usage: ModelUsageV1): Promise<void> {
     await this.transactions.run(async (unit) => {
-      const goal = await unit.lockGoal(goalId);
-      if (!goal || goal.status !== 'forming_team') throw new FormationAbandoned(`status ${goal?.status ?? 'gone'}`);
-      goal.team = team;
-      this.goals.addUsage(goal, usage);
-      await this.goals.save(unit, goal);
+      const goal = await lockGoal(unit, goalId);
+      if (!goal) throw new FormationAbandoned('the goal is gone');
+      const decision = recordTeam(goal, team, usage, new Date());
+      if (decision.outcome === 'rejected') throw new FormationAbandoned(decision.reason);
+      await this.lifecycle.apply(unit, goal, decision);
       await this.log.append(unit, goal, 'team', { members: team, leaderId: team[0].agentId });
     });
   }
@@ -290,11 +306,10 @@ export class TeamFormation {
       select: { id: true, groupId: true },
     });
     if (known?.groupId) return { ok: true, value: known.groupId };
-    let lastError = '';
-    for (let attempt = 1; attempt <= this.config.formationAttempts; attempt += 1) {
-      await this.renewLease(goal.id);
-      try {
-        const group = await this.client.request(
+    try {
+      const group = await pRetry(async () => {
+        await this.renewLease(goal.id);
+        return this.client.request(
           CreateGroupV1,
           {
             goalId: goal.id,
@@ -311,44 +326,26 @@ export class TeamFormation {
           // A formation taken over after a crash asks again: chat may answer with the group it already opened.
           { idempotencyKey: `group:${goal.id}` },
         );
-        return { ok: true, value: group.id };
-      } catch (error) {
-        lastError = (error as Error)?.message ?? String(error);
-        if (error instanceof ContractError && !error.retryable) break;
-        await delay(200 * attempt);
-      }
+      }, this.retryOptions());
+      return { ok: true, value: group.id };
+    } catch (error) {
+      if (error instanceof FormationAbandoned) throw error;
+      return { ok: false, reason: `The group chat could not be opened: ${messageOf(error)}` };
     }
-    return { ok: false, reason: `The group chat could not be opened: ${lastError}` };
   }
 
   private async startWorking(goalId: string, groupId: string): Promise<void> {
     await this.transactions.run(async (unit) => {
-      const goal = await unit.lockGoal(goalId);
-      if (!goal) return;
-      goal.groupId = groupId;
-      goal.formationLeaseUntil = null;
-      if (goal.status !== 'forming_team') {
-        // Canceled while the group was being opened (the follow-up closes the group), or already concluded by a
-        // fast team (chat's events overtook this reply).
-        await this.goals.save(unit, goal);
-        unit.afterCommit(() => this.lifecycle.followUp(goalId));
-        return;
-      }
-      await this.goals.setStatus(unit, goal, { status: 'working' });
-      // The leader may already have asked the person something.
-      await this.lifecycle.syncConversationStatus(unit, goal);
-      await this.budgets.check(unit, goal);
+      const goal = await lockGoal(unit, goalId);
+      if (goal) await this.lifecycle.apply(unit, goal, openedGroup(goal, groupId, new Date()));
     });
   }
 
   private async fail(goalId: string, reason: string, usage: ModelUsageV1): Promise<void> {
     this.logger.log(`Goal ${goalId} failed to form a team: ${reason}`);
     await this.transactions.run(async (unit) => {
-      const goal = await unit.lockGoal(goalId);
-      if (!goal || goal.status !== 'forming_team') return;
-      this.goals.addUsage(goal, usage);
-      goal.formationLeaseUntil = null;
-      await this.lifecycle.end(unit, goal, { status: 'failed', reason });
+      const goal = await lockGoal(unit, goalId);
+      if (goal) await this.lifecycle.apply(unit, goal, formationFailed(goal, reason, usage, new Date()));
     });
   }
 }

@@ -1,39 +1,37 @@
 import { Injectable } from '@nestjs/common';
-import { GoalStatusChangedV1, type GoalStatus, type ModelUsageV1 } from '@ioa/contracts';
+import { GoalStatusChangedV1, type GoalStatus } from '@ioa/contracts';
+import type { UnitOfWork } from '@ioa/database';
 import { GoalEventLog } from '../events/goal-event-log.js';
-import { ENDED_GOAL_STATUSES, GoalEntity } from '../goals/goal.entity.js';
+import { GoalEntity } from '../goals/goal.entity.js';
 import { toGoalStatusData, toGoalV1 } from '../goals/goal.mapper.js';
-import type { UnitOfWork } from '../persistence/unit-of-work.js';
+import type { GoalTransition } from '../goals/goal-state-machine.js';
 import { TaskEntity } from '../tasks/task.entity.js';
-
-export interface StatusChange {
-  status: GoalStatus;
-  /** Replaces the status reason when given (null clears it). */
-  statusReason?: string | null;
-  conclusion?: string | null;
-}
+import { TaskChanges } from './task-changes.js';
 
 /**
- * Status changes of a goal, inside the transaction that holds the goal locked: the row is saved, the event log gets
- * a `status` entry and `GoalStatusChangedV1` goes to the outbox.
+ * Writes a goal transition inside the unit of work that holds the goal locked (the "write" of decide → write →
+ * publish): the open tasks of an ended goal are canceled, each status entry goes into the event log with its
+ * `GoalStatusChangedV1` in the outbox, and the row is saved. What follows after commit is `GoalLifecycle.apply`'s.
  */
 @Injectable()
 export class GoalChanges {
-  constructor(private readonly log: GoalEventLog) {}
+  constructor(
+    private readonly log: GoalEventLog,
+    private readonly tasks: TaskChanges,
+  ) {}
 
-  async setStatus(unit: UnitOfWork, goal: GoalEntity, change: StatusChange): Promise<void> {
-    const previousStatus = goal.status;
-    const now = new Date();
-    goal.status = change.status;
-    if (change.statusReason !== undefined) goal.statusReason = change.statusReason;
-    if (change.conclusion !== undefined) goal.conclusion = change.conclusion;
-    goal.endedAt = ENDED_GOAL_STATUSES.includes(goal.status) ? (goal.endedAt ?? now) : null;
-    goal.updatedAt = now;
-    await this.write(unit, goal);
-    await this.recordStatus(unit, goal, previousStatus);
+  async write(unit: UnitOfWork, goal: GoalEntity, transition: GoalTransition): Promise<void> {
+    if (transition.cancelOpenTasks !== null) await this.tasks.cancelOpenTasks(unit, goal, transition.cancelOpenTasks);
+    for (const record of transition.records) {
+      Object.assign(goal, record.goal);
+      await this.recordStatus(unit, goal, record.previousStatus);
+    }
+    Object.assign(goal, transition.goal);
+    // The whole row, by id (an UPDATE; `save` would read the row first to decide between insert and update).
+    await unit.manager.update(GoalEntity, { id: goal.id }, { ...goal });
   }
 
-  /** Records the goal's current status again (its reason changed, a budget was reached…). */
+  /** Records the goal's current status (a status change, or a new reason for the same status). */
   async recordStatus(unit: UnitOfWork, goal: GoalEntity, previousStatus: GoalStatus | null): Promise<void> {
     await this.log.append(unit, goal, 'status', toGoalStatusData(goal, previousStatus));
     const tasks = await unit.manager.find(TaskEntity, { where: { goalId: goal.id }, order: { createdAt: 'ASC' } });
@@ -42,23 +40,5 @@ export class GoalChanges {
       { goal: toGoalV1(goal, tasks) },
       { messageId: `${goal.id}:status:${goal.lastEventSeq}` },
     );
-  }
-
-  /** Adds model usage to the goal's counters (the caller saves the goal). */
-  addUsage(goal: GoalEntity, usage: ModelUsageV1 | undefined): void {
-    if (!usage) return;
-    goal.promptTokens += usage.promptTokens ?? 0;
-    goal.completionTokens += usage.completionTokens ?? 0;
-    goal.modelCalls += usage.modelCalls ?? 0;
-  }
-
-  async save(unit: UnitOfWork, goal: GoalEntity): Promise<void> {
-    goal.updatedAt = new Date();
-    await this.write(unit, goal);
-  }
-
-  /** The whole row, by id (an UPDATE; `save` would read the row first to decide between insert and update). */
-  private async write(unit: UnitOfWork, goal: GoalEntity): Promise<void> {
-    await unit.manager.update(GoalEntity, { id: goal.id }, { ...goal });
   }
 }

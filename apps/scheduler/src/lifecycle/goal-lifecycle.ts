@@ -1,28 +1,36 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { In, IsNull, Not } from 'typeorm';
-import { CloseGroupV1, ContractError } from '@ioa/contracts';
+import {
+  ABANDONED_TASK_STATES,
+  CloseGroupV1,
+  ContractError,
+  ENDED_GOAL_STATUSES,
+  ForceConclusionV1,
+  OPEN_TASK_STATES,
+  type GoalStatus,
+} from '@ioa/contracts';
+import { Transactions, type UnitOfWork } from '@ioa/database';
 import { ContractClient } from '@ioa/messaging';
-import { ENDED_GOAL_STATUSES, GoalEntity } from '../goals/goal.entity.js';
-import { Transactions, type UnitOfWork } from '../persistence/unit-of-work.js';
+import { GoalEntity } from '../goals/goal.entity.js';
+import { lockGoal } from '../goals/goal-lock.js';
+import { abandonSubGoal, usageSpent, type GoalDecision } from '../goals/goal-state-machine.js';
+import { settleFromSubGoal } from '../tasks/task-state-machine.js';
 import { TaskEntity } from '../tasks/task.entity.js';
-import { Budgets } from './budgets.js';
 import { GoalChanges } from './goal-changes.js';
-import { isOpenTask, TaskChanges } from './task-changes.js';
+import { TaskChanges } from './task-changes.js';
 
-export type GoalOutcome =
-  | { status: 'completed'; conclusion: string }
-  | { status: 'failed' | 'canceled'; reason: string; groupAlreadyEnded?: boolean };
-
-/** Task states after which a sub-goal working for the task has no reason to go on. */
-const ABANDONED_TASK_STATES = ['failed', 'canceled', 'rejected'] as const;
+/** A goal that ended in these has its group closed by the scheduler (a concluded group closes itself). */
+const GROUP_CLOSING_STATUSES: readonly GoalStatus[] = ['failed', 'canceled'];
 
 /**
- * How goals end, and what follows from it — so that nothing runs on and nothing waits forever:
- * - the goal's open tasks are canceled (their assignees are told);
+ * Applies the goal state machine's decisions, and runs what follows them once they have committed — so that nothing
+ * runs on and nothing waits forever:
+ * - a goal whose budget ran out has its group concluded for it (`ForceConclusionV1`);
  * - a failed or canceled goal's group is closed (retried by the sweeper until chat confirms);
  * - sub-goals whose parent task was abandoned are canceled;
  * - a sub-goal's end settles its parent task: completed with the conclusion, or failed.
- * Each of these is also a sweep (`reconcile`), so a crash between two steps only delays the next one.
+ * Each of these is also a sweep (`reconcile`, `Budgets.enforceBudgets`), so a crash between two steps only delays
+ * the next one.
  */
 @Injectable()
 export class GoalLifecycle {
@@ -32,70 +40,35 @@ export class GoalLifecycle {
     private readonly transactions: Transactions,
     private readonly goals: GoalChanges,
     private readonly tasks: TaskChanges,
-    private readonly budgets: Budgets,
     private readonly client: ContractClient,
   ) {}
 
-  /** Ends a locked goal inside the caller's transaction; the follow-ups run after commit. */
-  async end(unit: UnitOfWork, goal: GoalEntity, outcome: GoalOutcome): Promise<void> {
-    if (outcome.status === 'completed') {
-      await this.tasks.cancelOpenTasks(unit, goal, 'The group concluded; this task is no longer needed');
-      // A budget or turn-limit reason stays: it says why the conclusion came early.
-      await this.goals.setStatus(unit, goal, { status: 'completed', conclusion: outcome.conclusion });
-    } else {
-      const verb = outcome.status === 'canceled' ? 'was canceled' : 'failed';
-      await this.tasks.cancelOpenTasks(unit, goal, `The goal ${verb}: ${outcome.reason}`);
-      if (outcome.groupAlreadyEnded) goal.groupClosedAt = new Date();
-      await this.goals.setStatus(unit, goal, { status: outcome.status, statusReason: outcome.reason });
-    }
-    const goalId = goal.id;
-    unit.afterCommit(() => this.followUp(goalId));
-  }
-
-  /** Ends a goal in its own transaction, unless it has ended already. Returns whether it did. */
-  async endById(goalId: string, outcome: GoalOutcome): Promise<boolean> {
-    return this.transactions.run(async (unit) => {
-      const goal = await unit.lockGoal(goalId);
-      if (!goal || ENDED_GOAL_STATUSES.includes(goal.status)) return false;
-      await this.end(unit, goal, outcome);
-      return true;
-    });
-  }
-
   /**
-   * The team is at work again after a person spoke: an answer to its question (`input_required`), or a follow-up
-   * that re-opened a completed goal — which starts a new round with fresh budgets.
+   * Writes a decision about a goal locked in `unit` (a rejection becomes the caller's ContractError, with the rule it
+   * broke) and queues its follow-ups after commit. Says whether the goal changed.
    */
-  async resume(unit: UnitOfWork, goal: GoalEntity): Promise<void> {
-    goal.waitingForUser = false;
-    if (goal.status === 'completed') {
-      goal.roundStartedAt = new Date();
-      goal.roundStartTokens = goal.promptTokens + goal.completionTokens;
-      goal.conclusionForcedAt = null;
-      await this.goals.setStatus(unit, goal, { status: 'working', statusReason: null });
-    } else if (goal.status === 'input_required') {
-      await this.goals.setStatus(unit, goal, { status: 'working' });
-    } else {
-      await this.goals.save(unit, goal);
+  async apply(unit: UnitOfWork, goal: GoalEntity, decision: GoalDecision): Promise<boolean> {
+    switch (decision.outcome) {
+      case 'rejected':
+        throw new ContractError(decision.code, decision.reason, { rule: decision.rule, status: goal.status });
+      case 'unchanged':
+        return false;
+      case 'transition':
+        break;
     }
-  }
-
-  /** An active goal is `input_required` exactly while its conversation waits for the person; saves the goal. */
-  async syncConversationStatus(unit: UnitOfWork, goal: GoalEntity): Promise<void> {
-    if (goal.status === 'working' && goal.waitingForUser) {
-      await this.goals.setStatus(unit, goal, { status: 'input_required' });
-    } else if (goal.status === 'input_required' && !goal.waitingForUser) {
-      await this.goals.setStatus(unit, goal, { status: 'working' });
-    } else {
-      await this.goals.save(unit, goal);
-    }
+    await this.goals.write(unit, goal, decision);
+    const { id } = goal;
+    const forced = decision.forceConclusion;
+    if (forced) unit.afterCommit(() => this.forceConclusion(id, forced.groupId, forced.reason));
+    if (decision.followUpEnd) unit.afterCommit(() => this.followUp(id));
+    return true;
   }
 
   /** What follows a goal's end; safe to run any number of times. */
   async followUp(goalId: string): Promise<void> {
     const goal = await this.transactions.manager.findOneBy(GoalEntity, { id: goalId });
     if (!goal) return;
-    if (goal.groupId !== null && goal.groupClosedAt === null && ['failed', 'canceled'].includes(goal.status)) {
+    if (goal.groupId !== null && goal.groupClosedAt === null && GROUP_CLOSING_STATUSES.includes(goal.status)) {
       await this.closeGroup(goal);
     }
     await this.cancelAbandonedSubGoals(goalId);
@@ -113,9 +86,10 @@ export class GoalLifecycle {
       .select(['child.id', 'task.state'])
       .getRawMany<{ child_id: string; task_state: string }>();
     for (const child of children) {
-      const ended = await this.endById(child.child_id, {
-        status: 'canceled',
-        reason: `The task this sub-team worked for was ${child.task_state === 'canceled' ? 'canceled' : child.task_state}`,
+      const reason = `The task this sub-team worked for was ${child.task_state}`;
+      const ended = await this.transactions.run(async (unit) => {
+        const goal = await lockGoal(unit, child.child_id);
+        return goal !== null && this.apply(unit, goal, abandonSubGoal(goal, reason, new Date()));
       });
       if (ended) this.logger.log(`Sub-goal ${child.child_id} canceled: its parent task is ${child.task_state}`);
     }
@@ -130,30 +104,19 @@ export class GoalLifecycle {
     await this.transactions.run(async (unit) => {
       const child = await unit.manager.findOneBy(GoalEntity, { id: childGoalId });
       if (!child?.parentGoalId || !child.parentTaskId) return;
-      if (!ENDED_GOAL_STATUSES.includes(child.status)) return;
-      const parent = await unit.lockGoal(child.parentGoalId);
+      const parent = await lockGoal(unit, child.parentGoalId);
       const task = await unit.manager.findOneBy(TaskEntity, { id: child.parentTaskId });
-      if (!parent || !task || !isOpenTask(task)) return;
-      if (child.status === 'completed') {
-        await this.tasks.change(unit, parent, task, {
-          state: 'completed',
-          result: child.conclusion ?? '',
-          statusMessage: `Concluded by a sub-team (goal ${child.id})`,
-        });
-      } else {
-        const what = child.status === 'canceled' ? "The sub-team's goal was canceled" : 'The sub-team failed';
-        await this.tasks.change(unit, parent, task, {
-          state: 'failed',
-          statusMessage: `${what}: ${child.statusReason ?? 'no reason given'}`,
-        });
-      }
-      this.goals.addUsage(parent, {
+      if (!parent || !task) return;
+      const now = new Date();
+      const settled = settleFromSubGoal(task, child, now);
+      if (settled.outcome !== 'transition') return;
+      await this.tasks.write(unit, parent, task, settled);
+      const usage = {
         promptTokens: child.promptTokens,
         completionTokens: child.completionTokens,
         modelCalls: child.modelCalls,
-      });
-      await this.goals.save(unit, parent);
-      await this.budgets.check(unit, parent);
+      };
+      await this.apply(unit, parent, usageSpent(parent, usage, now));
     });
   }
 
@@ -163,7 +126,7 @@ export class GoalLifecycle {
    */
   async reconcile(): Promise<void> {
     const unclosed = await this.transactions.manager.find(GoalEntity, {
-      where: { status: In(['failed', 'canceled']), groupId: Not(IsNull()), groupClosedAt: IsNull() },
+      where: { status: In([...GROUP_CLOSING_STATUSES]), groupId: Not(IsNull()), groupClosedAt: IsNull() },
       take: 50,
     });
     for (const goal of unclosed) await this.closeGroup(goal);
@@ -172,7 +135,7 @@ export class GoalLifecycle {
       .createQueryBuilder(GoalEntity, 'child')
       .innerJoin(TaskEntity, 'task', 'task.id = child.parentTaskId')
       .where('child.status IN (:...ended)', { ended: ENDED_GOAL_STATUSES })
-      .andWhere('task.state IN (:...open)', { open: ['submitted', 'working', 'input-required'] })
+      .andWhere('task.state IN (:...open)', { open: OPEN_TASK_STATES })
       .select('child.id', 'id')
       .limit(50)
       .getRawMany<{ id: string }>();
@@ -199,5 +162,20 @@ export class GoalLifecycle {
       this.logger.log(`Goal ${goal.id}: group ${goal.groupId} needs no closing (${error.code}: ${error.message})`);
     }
     await this.transactions.manager.update(GoalEntity, { id: goal.id }, { groupClosedAt: new Date() });
+  }
+
+  /** Asks chat to conclude the group of a goal out of budget; a failure clears the mark so the sweeper asks again. */
+  private async forceConclusion(goalId: string, groupId: string, reason: string): Promise<void> {
+    try {
+      await this.client.request(ForceConclusionV1, { groupId, reason }, { idempotencyKey: `force:${goalId}` });
+    } catch (error) {
+      if (error instanceof ContractError && !error.retryable) {
+        // The group is already concluding or ended: nothing left to force.
+        this.logger.log(`Goal ${goalId}: no forced conclusion needed (${error.code}: ${error.message})`);
+        return;
+      }
+      this.logger.warn(`Goal ${goalId}: forcing a conclusion failed, will retry: ${(error as Error)?.message}`);
+      await this.transactions.manager.update(GoalEntity, { id: goalId }, { conclusionForcedAt: null });
+    }
   }
 }

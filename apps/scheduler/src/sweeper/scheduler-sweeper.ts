@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { TeamFormation } from '../goals/team-formation.service.js';
 import { Budgets } from '../lifecycle/budgets.js';
 import { GoalLifecycle } from '../lifecycle/goal-lifecycle.js';
@@ -7,16 +8,22 @@ import { schedulerConfig } from '../scheduler.config.js';
 import { TaskDispatcher } from '../tasks/task-dispatcher.js';
 import { TasksService } from '../tasks/tasks.service.js';
 
+/** The sweep's name in `@nestjs/schedule`'s registry. */
+export const SCHEDULER_SWEEP = 'scheduler-sweep';
+
 /**
  * The scheduler's clock: every `SCHEDULER_SWEEP_INTERVAL_MS` it resumes stalled team formations, starts due task
  * deliveries, fails tasks past their deadline, enforces time budgets and finishes follow-ups of ended goals (group
- * close, sub-goals, parent tasks); the outbox relay retries its events on its own timer, at the same interval. Each step is idempotent and safe with replicas, and the
- * first sweep runs at boot — which is what resumes work a crash left behind. Sweeps never overlap.
+ * close, sub-goals, parent tasks); the outbox relay retries its events on its own timer, at the same interval. Each
+ * step is idempotent and safe with replicas, and the first sweep runs at boot — which is what resumes work a crash
+ * left behind. Sweeps never overlap: a tick while one runs is skipped.
+ *
+ * The interval is registered with `@nestjs/schedule` (which clears it at shutdown) rather than declared with
+ * `@Interval`, because its period comes from the validated configuration, not a constant.
  */
 @Injectable()
 export class SchedulerSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(SchedulerSweeper.name);
-  private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
   private stopped = false;
 
@@ -26,21 +33,22 @@ export class SchedulerSweeper implements OnApplicationBootstrap, OnApplicationSh
     private readonly tasks: TasksService,
     private readonly budgets: Budgets,
     private readonly lifecycle: GoalLifecycle,
+    private readonly schedules: SchedulerRegistry,
     @Inject(schedulerConfig.KEY) private readonly config: ConfigType<typeof schedulerConfig>,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.schedule(0);
+    const timer = setInterval(() => this.tick(), this.config.sweepIntervalMs);
+    timer.unref();
+    this.schedules.addInterval(SCHEDULER_SWEEP, timer);
+    this.tick();
   }
 
-  private schedule(delayMs: number): void {
+  private tick(): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.sweeping = this.sweep().finally(() => {
-        this.sweeping = undefined;
-        this.schedule(this.config.sweepIntervalMs);
-      });
-    }, delayMs);
+    this.sweeping ??= this.sweep().finally(() => {
+      this.sweeping = undefined;
+    });
   }
 
   /** One pass over everything time-driven. A failing step is logged and does not stop the others. */
@@ -62,9 +70,9 @@ export class SchedulerSweeper implements OnApplicationBootstrap, OnApplicationSh
     }
   }
 
+  /** `@nestjs/schedule` has cleared the interval by now (before shutdown); the sweep under way is let finish. */
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
     await this.sweeping;
   }
 }

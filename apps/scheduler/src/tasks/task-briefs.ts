@@ -5,7 +5,7 @@ import { GetAgentV1, GetGroupV1, ListMessagesV1, type TaskBriefV1 } from '@ioa/c
 import { ContractClient } from '@ioa/messaging';
 import { truncate, type AgentProfile, type ConversationMessage, type TaskResultView } from '@ioa/llm';
 import type { GoalEntity } from '../goals/goal.entity.js';
-import { Transactions } from '../persistence/unit-of-work.js';
+import { Transactions } from '@ioa/database';
 import { Planner, PlanningFailedError, type Planned } from '../planning/planner.js';
 import { schedulerConfig } from '../scheduler.config.js';
 import { TaskEntity } from './task.entity.js';

@@ -3,19 +3,22 @@ import type { ConfigType } from '@nestjs/config';
 import {
   AssignTaskV1,
   ContractError,
+  isEndedGoalStatus,
   subjectFor,
   type ModelUsageV1,
   type TaskAssignmentV1Response,
   type TaskBriefV1,
 } from '@ioa/contracts';
+import { Transactions } from '@ioa/database';
 import { ContractClient } from '@ioa/messaging';
-import { ENDED_GOAL_STATUSES, GoalEntity } from '../goals/goal.entity.js';
-import { Budgets } from '../lifecycle/budgets.js';
-import { GoalChanges } from '../lifecycle/goal-changes.js';
+import { GoalEntity } from '../goals/goal.entity.js';
+import { lockGoal } from '../goals/goal-lock.js';
+import { usageSpent } from '../goals/goal-state-machine.js';
+import { GoalLifecycle } from '../lifecycle/goal-lifecycle.js';
 import { TaskChanges } from '../lifecycle/task-changes.js';
-import { Transactions } from '../persistence/unit-of-work.js';
 import { schedulerConfig } from '../scheduler.config.js';
 import { TaskBriefs } from './task-briefs.js';
+import { deliveryFailed, startDelivery, type DeliveryPolicy } from './task-state-machine.js';
 import { TaskEntity } from './task.entity.js';
 
 const CLAIM_BATCH = 50;
@@ -43,8 +46,7 @@ export class TaskDispatcher implements OnApplicationShutdown {
   constructor(
     private readonly transactions: Transactions,
     private readonly tasks: TaskChanges,
-    private readonly goals: GoalChanges,
-    private readonly budgets: Budgets,
+    private readonly lifecycle: GoalLifecycle,
     private readonly briefs: TaskBriefs,
     private readonly client: ContractClient,
     @Inject(schedulerConfig.KEY) private readonly config: ConfigType<typeof schedulerConfig>,
@@ -108,7 +110,7 @@ export class TaskDispatcher implements OnApplicationShutdown {
     const task = await this.transactions.manager.findOneBy(TaskEntity, { id: taskId });
     if (!task || task.state !== 'submitted') return;
     const goal = await this.transactions.manager.findOneBy(GoalEntity, { id: task.goalId });
-    if (!goal || ENDED_GOAL_STATUSES.includes(goal.status)) return;
+    if (!goal || isEndedGoalStatus(goal.status)) return;
 
     let brief = task.brief;
     let usage: ModelUsageV1 | undefined;
@@ -138,20 +140,14 @@ export class TaskDispatcher implements OnApplicationShutdown {
     return this.transactions.run(async (unit) => {
       const probe = await unit.manager.findOneBy(TaskEntity, { id: taskId });
       if (!probe) return null;
-      const goal = await unit.lockGoal(probe.goalId);
+      const goal = await lockGoal(unit, probe.goalId);
       const task = await unit.manager.findOneBy(TaskEntity, { id: taskId });
-      if (!goal || !task || task.state !== 'submitted') return null;
-      const attempt = task.attempts + 1;
-      await this.tasks.change(unit, goal, task, {
-        brief: task.brief ?? brief,
-        attempts: attempt,
-        statusMessage: `Delivering to ${task.assigneeName} (attempt ${attempt} of ${this.config.dispatchAttempts})`,
-      });
-      if (usage) {
-        this.goals.addUsage(goal, usage);
-        await this.goals.save(unit, goal);
-        await this.budgets.check(unit, goal);
-      }
+      if (!goal || !task) return null;
+      const now = new Date();
+      const decision = startDelivery(task, brief, this.policy(), now);
+      if (decision.outcome !== 'transition') return null;
+      await this.tasks.write(unit, goal, task, decision);
+      if (usage) await this.lifecycle.apply(unit, goal, usageSpent(goal, usage, now));
       return { task, goal };
     });
   }
@@ -198,24 +194,21 @@ export class TaskDispatcher implements OnApplicationShutdown {
     await this.transactions.run(async (unit) => {
       const probe = await unit.manager.findOneBy(TaskEntity, { id: taskId });
       if (!probe) return;
-      const goal = await unit.lockGoal(probe.goalId);
+      const goal = await lockGoal(unit, probe.goalId);
       const task = await unit.manager.findOneBy(TaskEntity, { id: taskId });
-      // The agent may have reported meanwhile (a slow acknowledgement): then it did get the task.
-      if (!goal || !task || task.state !== 'submitted') return;
-      if (task.attempts >= this.config.dispatchAttempts) {
+      if (!goal || !task) return;
+      // The agent may have reported meanwhile (a slow acknowledgement): then it did get the task (unchanged).
+      const decision = deliveryFailed(task, reason, this.policy(), new Date());
+      if (decision.outcome !== 'transition') return;
+      if (decision.task.state === 'failed') {
         this.logger.log(`Task ${task.id} failed: undeliverable after ${task.attempts} attempts (${reason})`);
-        await this.tasks.change(unit, goal, task, {
-          state: 'failed',
-          statusMessage: `Could not deliver the task to ${task.assigneeName} after ${task.attempts} attempts: ${reason}`,
-        });
-        return;
       }
-      const backoffMs = this.config.dispatchBackoffMs * 2 ** (task.attempts - 1);
-      await this.tasks.change(unit, goal, task, {
-        nextDispatchAt: new Date(Date.now() + backoffMs),
-        statusMessage: `Delivery attempt ${task.attempts} failed (${reason}); retrying in ${backoffMs} ms`,
-      });
+      await this.tasks.write(unit, goal, task, decision);
     });
+  }
+
+  private policy(): DeliveryPolicy {
+    return { attempts: this.config.dispatchAttempts, backoffMs: this.config.dispatchBackoffMs };
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,9 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { TaskBriefV1, TaskState } from '@ioa/contracts';
 
-/** States in which a task is still expected to produce something. */
-export const OPEN_TASK_STATES: readonly TaskState[] = ['submitted', 'working', 'input-required'];
-
 /**
  * One task (table `scheduler.tasks`). Ids are minted by chat (so a group can wait on a task before the scheduler has
  * stored it). Never sent over the wire: `toTaskV1` maps it. Changed only while its goal's row is locked.

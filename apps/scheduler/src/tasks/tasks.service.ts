@@ -4,24 +4,26 @@ import { In, LessThan } from 'typeorm';
 import {
   ContractError,
   GetAgentV1,
-  TERMINAL_TASK_STATES,
+  isEndedGoalStatus,
+  isTerminalTaskState,
+  OPEN_TASK_STATES,
   type AgentPresenceChangedV1Event,
   type ReportTaskV1Request,
   type TaskV1,
   type TasksAssignedV1Event,
   type TeamMemberV1,
 } from '@ioa/contracts';
+import { Transactions } from '@ioa/database';
 import { ContractClient } from '@ioa/messaging';
-import { ENDED_GOAL_STATUSES, GoalEntity } from '../goals/goal.entity.js';
-import { Budgets } from '../lifecycle/budgets.js';
-import { GoalChanges } from '../lifecycle/goal-changes.js';
+import { GoalEntity } from '../goals/goal.entity.js';
+import { lockGoal } from '../goals/goal-lock.js';
+import { usageSpent } from '../goals/goal-state-machine.js';
 import { GoalLifecycle } from '../lifecycle/goal-lifecycle.js';
 import { TaskChanges } from '../lifecycle/task-changes.js';
-import { Transactions } from '../persistence/unit-of-work.js';
 import { schedulerConfig } from '../scheduler.config.js';
-import { decideReport } from './task-report.rules.js';
 import { TaskDispatcher } from './task-dispatcher.js';
-import { OPEN_TASK_STATES, TaskEntity } from './task.entity.js';
+import { assigneeWentOffline, expireDeadline, refuseForEndedGoal, reportTask } from './task-state-machine.js';
+import { TaskEntity } from './task.entity.js';
 import { toTaskV1 } from './task.mapper.js';
 
 /** The task use cases: storing assigned tasks, reports, deadlines, and owners going offline. */
@@ -32,9 +34,7 @@ export class TasksService {
   constructor(
     private readonly transactions: Transactions,
     private readonly tasks: TaskChanges,
-    private readonly goals: GoalChanges,
     private readonly lifecycle: GoalLifecycle,
-    private readonly budgets: Budgets,
     private readonly dispatcher: TaskDispatcher,
     private readonly client: ContractClient,
     @Inject(schedulerConfig.KEY) private readonly config: ConfigType<typeof schedulerConfig>,
@@ -46,7 +46,7 @@ export class TasksService {
    */
   async onTasksAssigned(event: TasksAssignedV1Event): Promise<void> {
     await this.transactions.run(async (unit) => {
-      const goal = await unit.lockGoal(event.goalId);
+      const goal = await lockGoal(unit, event.goalId);
       if (!goal) return this.logger.warn(`Tasks assigned for unknown goal ${event.goalId}; ignored`);
       const known = await unit.manager.find(TaskEntity, {
         where: { id: In(event.tasks.map((task) => task.taskId)) },
@@ -86,12 +86,9 @@ export class TasksService {
           completedAt: null,
         });
         await this.tasks.create(unit, goal, task);
-        if (ENDED_GOAL_STATUSES.includes(goal.status)) {
+        if (isEndedGoalStatus(goal.status)) {
           // The group still talked after its goal ended (its close is pending): the task never runs.
-          await this.tasks.change(unit, goal, task, {
-            state: 'canceled',
-            statusMessage: `The goal has ${goal.status}`,
-          });
+          await this.tasks.write(unit, goal, task, refuseForEndedGoal(task, goal.status, now));
         } else {
           stored += 1;
         }
@@ -106,33 +103,27 @@ export class TasksService {
     return toTaskV1(task);
   }
 
-  /** An assignee reports progress or the outcome (see `decideReport` for the rules). */
+  /** An assignee reports progress or the outcome (see `reportTask` for the rules). */
   async report(request: ReportTaskV1Request): Promise<TaskV1> {
     const probe = await this.transactions.manager.findOneBy(TaskEntity, { id: request.taskId });
     if (!probe) throw ContractError.notFound('Task', request.taskId);
     return this.transactions.run(async (unit) => {
-      const goal = await unit.lockGoal(probe.goalId);
+      const goal = await lockGoal(unit, probe.goalId);
       const task = await unit.manager.findOneBy(TaskEntity, { id: request.taskId });
       if (!goal || !task) throw ContractError.notFound('Task', request.taskId);
-      if (task.assigneeId !== request.agentId) {
-        throw new ContractError(
-          'FORBIDDEN',
-          `Task ${task.id} is assigned to ${task.assigneeName}; only its assignee reports on it`,
-          {
-            taskId: task.id,
-          },
-        );
+      const now = new Date();
+      const decision = reportTask(task, request, now);
+      if (decision.outcome === 'rejected') {
+        throw new ContractError(decision.code, decision.reason, {
+          rule: decision.rule,
+          taskId: task.id,
+          state: task.state,
+        });
       }
-      const decision = decideReport(task, request);
-      if (decision.kind === 'unchanged') return toTaskV1(task);
-      // Any report means the task reached its assignee: no further delivery.
-      await this.tasks.change(unit, goal, task, { ...decision.patch, nextDispatchAt: null });
-      if (request.usage) {
-        this.goals.addUsage(goal, request.usage);
-        await this.goals.save(unit, goal);
-      }
-      await this.budgets.check(unit, goal);
-      if (task.childGoalId !== null && TERMINAL_TASK_STATES.includes(task.state)) {
+      if (decision.outcome === 'unchanged') return toTaskV1(task);
+      await this.tasks.write(unit, goal, task, decision);
+      await this.lifecycle.apply(unit, goal, usageSpent(goal, request.usage, now));
+      if (task.childGoalId !== null && isTerminalTaskState(task.state)) {
         unit.afterCommit(() => this.lifecycle.cancelAbandonedSubGoals(goal.id));
       }
       return toTaskV1(task);
@@ -149,18 +140,13 @@ export class TasksService {
     const goals = new Set<string>();
     for (const { id, goalId } of due) {
       await this.transactions.run(async (unit) => {
-        const goal = await unit.lockGoal(goalId);
+        const goal = await lockGoal(unit, goalId);
         const task = await unit.manager.findOneBy(TaskEntity, { id });
-        if (!goal || !task || !OPEN_TASK_STATES.includes(task.state) || task.deadline > new Date()) return;
-        const seconds = Math.round((task.deadline.getTime() - task.createdAt.getTime()) / 1000);
+        if (!goal || !task) return;
+        const decision = expireDeadline(task, new Date());
+        if (decision.outcome !== 'transition') return;
         this.logger.log(`Task ${task.id} of ${task.assigneeName} passed its deadline`);
-        await this.tasks.change(
-          unit,
-          goal,
-          task,
-          { state: 'failed', statusMessage: `No result within the deadline of ${seconds} s` },
-          { tellAssignee: `The task passed its deadline of ${seconds} s` },
-        );
+        await this.tasks.write(unit, goal, task, decision);
         goals.add(goalId);
       });
     }
@@ -180,38 +166,15 @@ export class TasksService {
     for (const goalId of goalIds) {
       const replacement = this.config.reassignOnOffline ? await this.onlineTeammate(goalId, event.agentId) : null;
       await this.transactions.run(async (unit) => {
-        const goal = await unit.lockGoal(goalId);
+        const goal = await lockGoal(unit, goalId);
         if (!goal) return;
         const tasks = await unit.manager.find(TaskEntity, {
           where: { goalId, assigneeId: event.agentId, state: In([...OPEN_TASK_STATES]) },
         });
+        const now = new Date();
         for (const task of tasks) {
-          if (replacement) {
-            await this.tasks.change(
-              unit,
-              goal,
-              task,
-              {
-                assigneeId: replacement.agentId,
-                assigneeName: replacement.name,
-                state: 'submitted',
-                attempts: 0,
-                startedAt: null,
-                deadline: new Date(Date.now() + this.config.taskDeadlineSeconds * 1000),
-                nextDispatchAt: new Date(),
-                statusMessage: `${task.assigneeName} went offline; re-assigned to ${replacement.name}`,
-              },
-              { tellAssignee: 'You went offline; the task was re-assigned' },
-            );
-          } else {
-            await this.tasks.change(
-              unit,
-              goal,
-              task,
-              { state: 'failed', statusMessage: `${task.assigneeName} went offline before finishing the task` },
-              { tellAssignee: 'You went offline; the task was failed' },
-            );
-          }
+          const decision = assigneeWentOffline(task, replacement, this.config.taskDeadlineSeconds, now);
+          if (decision.outcome === 'transition') await this.tasks.write(unit, goal, task, decision);
         }
         unit.afterCommit(() => (replacement ? this.dispatcher.kick() : this.lifecycle.cancelAbandonedSubGoals(goalId)));
       });

@@ -14,6 +14,7 @@ import {
 import { eventContract, requestContract } from '../common/contract.js';
 import { IsIntegerIn, IsNested, IsText } from '../common/validation.js';
 import { ModelUsageV1 } from '../common/usage.v1.js';
+import { TASK_STATES, type TaskState } from '../scheduler/tasks.v1.js';
 import { Nullable } from '../common/payload-bounds.js';
 
 /**
@@ -101,9 +102,9 @@ export class GroupTaskV1 {
   @IsString()
   abstract: string;
 
-  /** A2A task state, as last reported by the scheduler. */
-  @IsString()
-  state: string;
+  /** A2A task state, as last reported by the scheduler (`submitted` until then). */
+  @IsIn(TASK_STATES)
+  state: TaskState;
 
   /** The result (or failure reason), bounded; the full text lives in the scheduler's task. */
   @IsOptional()

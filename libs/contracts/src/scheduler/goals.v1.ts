@@ -26,6 +26,28 @@ export const GOAL_STATUSES = [
 ] as const;
 export type GoalStatus = (typeof GOAL_STATUSES)[number];
 
+/** Statuses after which nothing more happens to a goal, except a `completed` one re-opening with a follow-up. */
+export const ENDED_GOAL_STATUSES: readonly GoalStatus[] = ['completed', 'failed', 'canceled'];
+/** Statuses of a goal whose team is at work (a group exists and may still talk). */
+export const ACTIVE_GOAL_STATUSES: readonly GoalStatus[] = ['working', 'input_required'];
+/** Statuses of a goal whose team is not formed yet. */
+export const FORMING_GOAL_STATUSES: readonly GoalStatus[] = ['submitted', 'forming_team'];
+
+/** Whether a goal in `status` has ended (see `ENDED_GOAL_STATUSES`). */
+export function isEndedGoalStatus(status: GoalStatus): boolean {
+  return ENDED_GOAL_STATUSES.includes(status);
+}
+
+/** Whether the team of a goal in `status` is at work (see `ACTIVE_GOAL_STATUSES`). */
+export function isActiveGoalStatus(status: GoalStatus): boolean {
+  return ACTIVE_GOAL_STATUSES.includes(status);
+}
+
+/** Whether a goal in `status` is still forming its team (see `FORMING_GOAL_STATUSES`). */
+export function isFormingGoalStatus(status: GoalStatus): boolean {
+  return FORMING_GOAL_STATUSES.includes(status);
+}
+
 /** @since 1 */
 export class GoalBudgetV1 {
   @IsOptional()

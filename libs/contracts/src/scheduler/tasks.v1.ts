@@ -18,7 +18,28 @@ export const TASK_STATES = [
   'rejected',
 ] as const;
 export type TaskState = (typeof TASK_STATES)[number];
+
+/** States after which a task never changes again. */
 export const TERMINAL_TASK_STATES: readonly TaskState[] = ['completed', 'failed', 'canceled', 'rejected'];
+/** States in which a task is still expected to produce something (every state that is not terminal). */
+export const OPEN_TASK_STATES: readonly TaskState[] = ['submitted', 'working', 'input-required'];
+/** Terminal states without a result: the task was given up, so nothing should go on working for it. */
+export const ABANDONED_TASK_STATES: readonly TaskState[] = ['failed', 'canceled', 'rejected'];
+
+/** Whether a task in `state` is finished for good (see `TERMINAL_TASK_STATES`). */
+export function isTerminalTaskState(state: TaskState): boolean {
+  return TERMINAL_TASK_STATES.includes(state);
+}
+
+/** Whether a task in `state` is still expected to produce something (see `OPEN_TASK_STATES`). */
+export function isOpenTaskState(state: TaskState): boolean {
+  return OPEN_TASK_STATES.includes(state);
+}
+
+/** Whether a task in `state` was given up without a result (see `ABANDONED_TASK_STATES`). */
+export function isAbandonedTaskState(state: TaskState): boolean {
+  return ABANDONED_TASK_STATES.includes(state);
+}
 
 /**
  * The self-contained brief a task's owner works from (IoA's task rewrite): everything needed to do the task

@@ -3,7 +3,7 @@ import { Module, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { DataSource, Table, type MigrationInterface, type QueryRunner } from 'typeorm';
+import { DataSource } from 'typeorm';
 import {
   ALL_CONTRACTS,
   AgentDeregisteredV1,
@@ -16,28 +16,12 @@ import { PlatformConfigModule } from '@ioa/config';
 import { EventBus, MessagingModule } from '@ioa/messaging';
 import { connectRaw, expectEventually, startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
 import { DatabaseModule } from '../database.module.js';
+import { CreateOutbox1700000000000 } from '../testing/create-outbox.test-migration.js';
 import { OutboxEventEntity } from './outbox-event.entity.js';
 import { outboxMessage, type OutboxMessage } from './outbox-message.js';
 import { OutboxModule } from './outbox.module.js';
 import { OutboxRelay } from './outbox.relay.js';
 import { OutboxRepository } from './outbox.repository.js';
-
-/**
- * The outbox table, built from the entity: this database is thrown away after the test. (A service spells its
- * migration's SQL out instead, as frozen history.)
- */
-class CreateOutbox1700000000000 implements MigrationInterface {
-  name = 'CreateOutbox1700000000000';
-
-  async up(queryRunner: QueryRunner): Promise<void> {
-    const { connection } = queryRunner;
-    await queryRunner.createTable(Table.create(connection.getMetadata(OutboxEventEntity), connection.driver));
-  }
-
-  async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.dropTable(queryRunner.connection.getMetadata(OutboxEventEntity).tablePath);
-  }
-}
 
 /** A service that only writes events: small batches, so that ordering across batches is exercised too. */
 @Module({

@@ -8,6 +8,7 @@ import {
 import { OUTBOX_OPTIONS, type OutboxOptions } from './outbox.options.js';
 import { OutboxRelay } from './outbox.relay.js';
 import { OutboxRepository } from './outbox.repository.js';
+import { Transactions } from '../unit-of-work/unit-of-work.js';
 
 /** Options read from other providers, typically the service's `registerAs` configuration. */
 export interface OutboxAsyncOptions<Dependencies extends unknown[]> {
@@ -16,8 +17,9 @@ export interface OutboxAsyncOptions<Dependencies extends unknown[]> {
 }
 
 /**
- * The transactional outbox of one service: `OutboxRepository.enqueue` writes events in the business transaction,
- * `OutboxRelay` publishes them after commit. Imported once, by the service's root module beside `DatabaseModule`
+ * The transactional outbox of one service and its unit of work: `Transactions.run` gives a use case one
+ * transaction whose events go to the outbox and are published after commit (by `OutboxRelay`, under the one flush
+ * policy stated on `Transactions`). Imported once, by the service's root module beside `DatabaseModule`
  * (which must list `OutboxEventEntity`); global, so every feature module of the service can write events.
  */
 @Module({})
@@ -38,8 +40,8 @@ export class OutboxModule {
     return {
       module: OutboxModule,
       global: true,
-      providers: [options, OutboxRepository, OutboxRelay],
-      exports: [OutboxRepository, OutboxRelay],
+      providers: [options, OutboxRepository, OutboxRelay, Transactions],
+      exports: [OutboxRepository, OutboxRelay, Transactions],
     };
   }
 }

@@ -15,8 +15,8 @@ interface Failure {
 
 /**
  * Publishes outbox rows through the `EventBus`, oldest first, and deletes them once JetStream has acknowledged them.
- * A service calls `flush()` right after a transaction that wrote events commits (awaiting it when its reply must
- * follow the events); a timer, every `retryMs`, picks up whatever a failed publish or a crashed replica left behind.
+ * `Transactions.run` calls `flush()` right after a unit of work that wrote events commits (and waits for it, within
+ * a bound); a timer, every `retryMs`, picks up whatever a failed publish or a crashed replica left behind.
  *
  * A batch is claimed under a row lock (one replica publishes it), published pipelined — publishes are started in
  * id order on the one connection (NATS keeps the order of a connection's messages) and the acknowledgements are

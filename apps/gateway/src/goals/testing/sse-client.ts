@@ -1,3 +1,4 @@
+import { createParser } from 'eventsource-parser';
 import { expectEventually } from '@ioa/testing';
 
 /** One event as an EventSource would deliver it, with `data` parsed as JSON. */
@@ -8,9 +9,10 @@ export interface ReceivedSseEvent {
 }
 
 /**
- * A Server-Sent Events client for tests, on `fetch` (what a non-browser client would use): parses the stream the
- * way the EventSource specification does (fields `id`, `event`, `data`, comment lines), and records everything so
- * tests can wait on facts (an event arrived, the server ended the stream) with a deadline.
+ * A Server-Sent Events client for tests, on `fetch` (what a non-browser client would use): parses the stream with
+ * `eventsource-parser` (the EventSource specification's rules; each event keeps only the `id` it carried itself,
+ * and its `event` stays undefined unless the server named one), and records everything so tests can wait on facts
+ * (an event arrived, the server ended the stream) with a deadline.
  */
 export class SseClient {
   readonly events: ReceivedSseEvent[] = [];
@@ -82,34 +84,16 @@ export class SseClient {
   }
 
   private async pump(body: ReadableStream<Uint8Array>): Promise<void> {
-    const decoder = new TextDecoder();
-    let buffer = '';
-    let fields: { id?: string; event?: string; data: string[] } = { data: [] };
+    const parser = createParser({
+      onEvent: (message) => {
+        this.events.push({ id: message.id, event: message.event, data: JSON.parse(message.data) as unknown });
+      },
+      onComment: () => {
+        this.comments += 1;
+      },
+    });
     try {
-      for await (const chunk of body) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let newline: number;
-        while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {
-          const line = buffer.slice(0, newline);
-          buffer = buffer.slice(newline + (buffer.startsWith('\r\n', newline) ? 2 : 1));
-          if (line === '') {
-            if (fields.data.length > 0) {
-              const text = fields.data.join('\n');
-              this.events.push({ id: fields.id, event: fields.event, data: JSON.parse(text) as unknown });
-            }
-            fields = { data: [] };
-          } else if (line.startsWith(':')) {
-            this.comments += 1;
-          } else {
-            const colon = line.indexOf(':');
-            const name = colon < 0 ? line : line.slice(0, colon);
-            const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-            if (name === 'data') fields.data.push(value);
-            else if (name === 'id') fields.id = value;
-            else if (name === 'event') fields.event = value;
-          }
-        }
-      }
+      for await (const text of body.pipeThrough(new TextDecoderStream())) parser.feed(text);
       this.endedByServer = true;
     } catch (error) {
       // The connection broke without the client asking: recorded, so a test waiting for events fails with it.
