@@ -13,7 +13,6 @@ import {
   type GroupTaskV1,
   type ReportTaskV1Request,
   type TaskAssignmentV1Request,
-  type TaskBriefV1,
   type TurnGrantedV1Event,
 } from '@ioa/contracts';
 import { createService, validatePayload } from '@ioa/messaging';
@@ -37,29 +36,9 @@ import {
   type FakeRegistry,
   type FakeScheduler,
 } from './testing/platform-fakes.js';
+import { newTaskAssignment, newTurnGrant } from './testing/work-factories.js';
 
-function newBrief(overrides: Partial<TaskBriefV1> = {}): TaskBriefV1 {
-  return { abstract: 'A task', inputs: '', description: 'Do it', completionCriteria: 'Done', ...overrides };
-}
-
-function newAssignment(
-  agentId: string,
-  brief: Partial<TaskBriefV1>,
-  overrides: Partial<TaskAssignmentV1Request> = {},
-): TaskAssignmentV1Request {
-  return {
-    taskId: randomUUID(),
-    goalId: randomUUID(),
-    groupId: randomUUID(),
-    agentId,
-    brief: newBrief(brief),
-    deadline: new Date(Date.now() + 60_000).toISOString(),
-    depth: 0,
-    maxDepth: 0,
-    attempt: 1,
-    ...overrides,
-  };
-}
+const newAssignment = newTaskAssignment;
 
 describe('agent-host (real NATS and database; registry, scheduler and chat answered over raw NATS)', () => {
   let infrastructure: TestInfrastructure;
@@ -335,28 +314,15 @@ describe('agent-host (real NATS and database; registry, scheduler and chat answe
   });
 
   describe('platform communicator', () => {
-    function newTurn(overrides: Partial<TurnGrantedV1Event> = {}): TurnGrantedV1Event {
-      return {
-        groupId: randomUUID(),
-        goalId: randomUUID(),
-        goal: 'Run `console.log(6 * 7)`, then find in the documents how presence works, and write a short report.',
-        turn: 1,
-        maxTurns: 12,
-        speakerId: ids.codeRunner,
-        leaderId: ids.codeRunner,
-        mustConclude: false,
-        reason: 'The group was created; the leader speaks first',
-        deadline: new Date(Date.now() + 60_000).toISOString(),
-        members: [
+    const newTurn = (overrides: Partial<TurnGrantedV1Event> = {}): TurnGrantedV1Event =>
+      newTurnGrant(
+        [
           { agentId: ids.codeRunner, name: 'code-runner' },
           { agentId: ids.researcher, name: 'doc-researcher' },
           { agentId: ids.writer, name: 'writer' },
         ],
-        recentMessages: [],
-        tasks: [],
-        ...overrides,
-      };
-    }
+        overrides,
+      );
 
     const proposalsFor = (groupId: string) => chat.proposals.filter((proposal) => proposal.groupId === groupId);
 

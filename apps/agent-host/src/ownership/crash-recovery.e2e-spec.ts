@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { INestMicroservice } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -12,7 +11,6 @@ import {
   TurnGrantedV1,
   type ReportTaskV1Request,
   type TaskAssignmentV1Request,
-  type TurnGrantedV1Event,
 } from '@ioa/contracts';
 import { createService, NATS_CONNECTION } from '@ioa/messaging';
 import {
@@ -31,9 +29,9 @@ import {
   type FakeRegistry,
   type FakeScheduler,
 } from '../testing/platform-fakes.js';
+import { newTaskAssignment, newTurnGrant } from '../testing/work-factories.js';
 
 const LEASE_MS = 1500;
-const DEADLINE_MS = 60_000;
 
 /**
  * agent-host dies mid-work and nothing is lost: a task it acknowledged and a turn it was granted are owned in its
@@ -106,19 +104,8 @@ describe('agent-host crash recovery (real NATS and database)', () => {
     return result.rows;
   }
 
-  function newAssignment(code: string): TaskAssignmentV1Request {
-    return {
-      taskId: randomUUID(),
-      goalId: randomUUID(),
-      groupId: randomUUID(),
-      agentId: registry.idOf('code-runner') as string,
-      brief: { abstract: 'Slow sum', inputs: '', description: `Run \`${code}\``, completionCriteria: 'The sum' },
-      deadline: new Date(Date.now() + DEADLINE_MS).toISOString(),
-      depth: 0,
-      maxDepth: 0,
-      attempt: 1,
-    };
-  }
+  const newAssignment = (code: string): TaskAssignmentV1Request =>
+    newTaskAssignment(registry.idOf('code-runner') as string, { description: `Run \`${code}\`` });
 
   const finalReports = (taskId: string): ReportTaskV1Request[] =>
     scheduler.reportsOf(taskId).filter((report) => report.state !== 'working');
@@ -160,21 +147,9 @@ describe('agent-host crash recovery (real NATS and database)', () => {
   it('a turn being taken when its replica crashed is taken over by another replica once the lease runs out', async () => {
     const holder = await bootReplica('replica-a');
     const speakerId = registry.idOf('code-runner') as string;
-    const turn: TurnGrantedV1Event = {
-      groupId: randomUUID(),
-      goalId: randomUUID(),
+    const turn = newTurnGrant([{ agentId: speakerId, name: 'code-runner' }], {
       goal: 'Run `console.log(6 * 7)` and report the answer.',
-      turn: 1,
-      maxTurns: 12,
-      speakerId,
-      leaderId: speakerId,
-      mustConclude: false,
-      reason: 'The group was created; the leader speaks first',
-      deadline: new Date(Date.now() + DEADLINE_MS).toISOString(),
-      members: [{ agentId: speakerId, name: 'code-runner' }],
-      recentMessages: [],
-      tasks: [],
-    };
+    });
     chat.groups.set(turn.groupId, { turn: 1, currentSpeaker: speakerId });
     // The chat takes the first proposal and never answers: the replica is caught in the middle of the turn.
     chat.script.push('silent');
