@@ -27,6 +27,8 @@ import { claimFormation, formationFailed, openedGroup, recordTeam } from './goal
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_TEAM = 4;
 const CANDIDATES_PER_QUERY = 5;
+/** How long formation waits for a service that does not answer (see `dependencyRetryOptions`). */
+const DEPENDENCY_OUTAGE_WAIT_MS = 60_000;
 
 type Formed<T> = { ok: true; value: T } | { ok: false; reason: string };
 
@@ -170,7 +172,7 @@ export class TeamFormation {
       const agent = await pRetry(async () => {
         await this.renewLease(goalId);
         return this.client.request(GetAgentV1, request);
-      }, this.retryOptions());
+      }, this.dependencyRetryOptions());
       return { ok: true, value: agent };
     } catch (error) {
       if (error instanceof FormationAbandoned) throw error;
@@ -192,6 +194,22 @@ export class TeamFormation {
       factor: 2,
       shouldRetry: ({ error }) =>
         !(error instanceof FormationAbandoned) && !(error instanceof ContractError && !error.retryable),
+    };
+  }
+
+  /**
+   * Retries of a request to another service (the registry's lookup, chat's group). No answer (UNAVAILABLE: no
+   * responder; TIMEOUT) usually means that service is restarting, which takes seconds: the step keeps asking, with
+   * backoff up to 2 s, for up to a minute. The three quick attempts of `retryOptions` (0.6 s) failed every goal that
+   * reached this step while chat restarted ("No service is answering ioa.chat.group.create.v1", issue 7; the fault
+   * suite's "every replica down when a goal is submitted" reproduces it).
+   */
+  private dependencyRetryOptions(): PRetryOptions {
+    return {
+      ...this.retryOptions(),
+      retries: Number.POSITIVE_INFINITY,
+      maxTimeout: 2000,
+      maxRetryTime: DEPENDENCY_OUTAGE_WAIT_MS,
     };
   }
 
@@ -326,7 +344,7 @@ export class TeamFormation {
           // A formation taken over after a crash asks again: chat may answer with the group it already opened.
           { idempotencyKey: `group:${goal.id}` },
         );
-      }, this.retryOptions());
+      }, this.dependencyRetryOptions());
       return { ok: true, value: group.id };
     } catch (error) {
       if (error instanceof FormationAbandoned) throw error;
