@@ -35,6 +35,7 @@ async function waitFor<T>(
 
 interface Victim {
   service: ServiceName;
+  replica: number;
   pid: number;
   label: string;
   killedAt: number;
@@ -179,14 +180,16 @@ describe('crashes lose nothing: kill -9 and restarts on real processes', () => {
     const killedAt = Date.now();
     process.kill(victim.pid, 'SIGKILL');
     kills.set(victim.label, (kills.get(victim.label) ?? 0) + 1);
-    return { service, pid: victim.pid, label: victim.label, killedAt };
+    return { service, replica: victim.replica, pid: victim.pid, label: victim.label, killedAt };
   }
 
   /** Resolves with the time the launcher's replacement for `victim` said it had started. */
   function replacementStarted(victim: Victim): Promise<number> {
     return waitFor(
       () => {
-        const now = faults.stack.processes().find((entry) => entry.service === victim.service && entry.replica === 1);
+        const now = faults.stack
+          .processes()
+          .find((entry) => entry.service === victim.service && entry.replica === victim.replica);
         const started = faults.startedAt.get(victim.label) ?? 0;
         return now?.pid && now.pid !== victim.pid && started > victim.killedAt ? started : undefined;
       },
@@ -302,6 +305,40 @@ describe('crashes lose nothing: kill -9 and restarts on real processes', () => {
     );
   });
 
+  // The gateway must be up to take a goal and the scheduler to store it (a client retries the 503 meanwhile); every
+  // other service may be down when a goal arrives, and the goal must wait for it rather than fail.
+  describe.each(['chat', 'registry', 'discovery', 'agent-host'] as ServiceName[])('%s', (service) => {
+    it(
+      'is down (every replica) when a goal is submitted; the goal completes once it is back',
+      async () => {
+        const victims: Victim[] = faults.stack
+          .processes()
+          .filter((entry) => entry.service === service && entry.pid)
+          .map((entry) => {
+            const label = labelOf(service, entry.replica);
+            process.kill(entry.pid!, 'SIGKILL');
+            kills.set(label, (kills.get(label) ?? 0) + 1);
+            return { service, replica: entry.replica, pid: entry.pid!, label, killedAt: Date.now() };
+          });
+        worker.autoComplete = true;
+        try {
+          const goalId = await submitGoal();
+          const backAt = Math.max(...(await Promise.all(victims.map(replacementStarted))));
+          await expectCompletedWithNothingLost(goalId);
+          recoveries.push({
+            scenario: `${service}: every replica down at submission`,
+            backMs: backAt - victims[0].killedAt,
+            goalMs: Date.now() - victims[0].killedAt,
+            nextGoalMs: await nextGoalCompletes(),
+          });
+        } finally {
+          worker.autoComplete = false;
+        }
+      },
+      SCENARIO_TIMEOUT_MS,
+    );
+  });
+
   it(
     "agent-host is killed while a built-in agent's task runs; the task is picked up again and the goal completes",
     async () => {
@@ -335,38 +372,21 @@ describe('crashes lose nothing: kill -9 and restarts on real processes', () => {
     SCENARIO_TIMEOUT_MS,
   );
 
-  it(
-    'survives nats-server restarted mid-goal',
-    async () => {
+  it.each([
+    ['nats-server', () => faults.restartNats()],
+    ['PostgreSQL', () => faults.restartPostgres()],
+  ])(
+    'survives %s restarted mid-goal',
+    async (name, restart) => {
       const goalId = await submitGoal();
       const task = await taskReceived(goalId);
       const faultAt = Date.now();
-      await faults.restartNats();
+      await restart();
       const backAt = Date.now();
       await worker.complete(task.taskId);
       await expectCompletedWithNothingLost(goalId);
       recoveries.push({
-        scenario: 'nats-server restarted mid-goal',
-        backMs: backAt - faultAt,
-        goalMs: Date.now() - faultAt,
-        nextGoalMs: await nextGoalCompletes(),
-      });
-    },
-    SCENARIO_TIMEOUT_MS,
-  );
-
-  it(
-    'survives PostgreSQL restarted mid-goal',
-    async () => {
-      const goalId = await submitGoal();
-      const task = await taskReceived(goalId);
-      const faultAt = Date.now();
-      await faults.restartPostgres();
-      const backAt = Date.now();
-      await worker.complete(task.taskId);
-      await expectCompletedWithNothingLost(goalId);
-      recoveries.push({
-        scenario: 'PostgreSQL restarted mid-goal',
+        scenario: `${name} restarted mid-goal`,
         backMs: backAt - faultAt,
         goalMs: Date.now() - faultAt,
         nextGoalMs: await nextGoalCompletes(),

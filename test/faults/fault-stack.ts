@@ -42,9 +42,12 @@ export interface FaultStack {
   stop(): Promise<void>;
 }
 
-/** Short TTLs and timeouts, so that recoveries that wait on them fit in a CI run. */
+/**
+ * Short TTLs and timeouts, so that recoveries that wait on them fit in a CI run. The heartbeat TTL stays longer than
+ * a loaded machine takes to restart agent-host (its agents must not be declared offline while it boots).
+ */
 export const FAULT_ENVIRONMENT: NodeJS.ProcessEnv = {
-  REGISTRY_HEARTBEAT_TTL_SECONDS: '10',
+  REGISTRY_HEARTBEAT_TTL_SECONDS: '20',
   REGISTRY_PRESENCE_SWEEP_MS: '500',
   AGENT_HOST_HEARTBEAT_MS: '1000',
   SCHEDULER_TURN_TIMEOUT_SECONDS: '8',
@@ -52,7 +55,8 @@ export const FAULT_ENVIRONMENT: NodeJS.ProcessEnv = {
   SCHEDULER_DISPATCH_BACKOFF_MS: '200',
   SCHEDULER_DISPATCH_TIMEOUT_MS: '2000',
   REQUEST_TIMEOUT_MS: '3000',
-  EVENT_RETRY_BACKOFF_MS: '200,500,1000,2000,3000',
+  // EVENT_RETRY_BACKOFF_MS stays at its default: JetStream takes a consumer's ack wait from the first backoff delay,
+  // so a short first delay would redeliver every handler slower than it while it still runs.
 };
 
 const STARTED = /Nest (microservice|application) successfully started/;
