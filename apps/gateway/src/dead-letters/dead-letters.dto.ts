@@ -1,10 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
-import { DEAD_LETTER_REASONS, IsIntegerIn, type DeadLetterReason } from '@ioa/contracts';
+import { DEAD_LETTER_CONTRACTS, DEAD_LETTER_REASONS, IsIntegerIn, type DeadLetterReason } from '@ioa/contracts';
 
-/** Services that keep dead letters: every service with a health subject answers for its own consumers. */
-export const DEAD_LETTER_SERVICES = ['registry', 'discovery', 'chat', 'scheduler', 'agent-host'] as const;
-export type DeadLetterService = (typeof DEAD_LETTER_SERVICES)[number];
+/** The services that answer for their consumers' dead letters, as the contract declares them. */
+export type DeadLetterService = keyof typeof DEAD_LETTER_CONTRACTS;
+export const DEAD_LETTER_SERVICES = Object.keys(DEAD_LETTER_CONTRACTS) as DeadLetterService[];
 
 export class ListDeadLettersQueryDto {
   @ApiPropertyOptional({ enum: DEAD_LETTER_SERVICES, description: 'Only this service’s dead letters.' })
