@@ -1,21 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { IoaAgent, TaskRejectedError } from '@ioa/agent-sdk';
 import {
   HEADER_IDEMPOTENCY_KEY,
   RegisterAgentV1,
   type GoalEventV1,
   type GoalV1,
   type RegisterAgentV1Request,
-  type RegisterAgentV1Response,
-  type ReplyEnvelope,
 } from '@ioa/contracts';
 import { GoalEventView, oneLine, paint, summarizeGoal, type Paint } from './goal-view.js';
 import { EventStreamError, followEventStream } from './sse-client.js';
 
 /**
  * The demo's client side: what a user of IoA does against a running stack. It speaks only the public protocols —
- * REST and Server-Sent Events on the gateway, and plain JSON over NATS as an external agent would — never our
- * internal libraries beyond the contract's constants and types.
+ * REST and Server-Sent Events on the gateway, and plain JSON over NATS as an external agent would (through
+ * @ioa/agent-sdk, the package an agent author installs) — never our internal libraries.
  *
  * `runDemo` is the one function `npm run demo` calls:
  * 1. the agents API (issue 2), briefly: sample agents join over NATS, the gateway lists them and ranks them for a
@@ -44,12 +42,16 @@ const BUILT_IN_AGENTS = ['code-runner', 'doc-researcher', 'writer'];
 
 export async function runDemo(context: DemoContext): Promise<void> {
   const colours = paint(process.stdout.isTTY && !process.env.NO_COLOR);
-  await demoAgentsApi(context, colours);
-  context.say();
-  await demoGoal(context, colours, {
-    deadlineMs: Number(process.env.IOA_DEMO_DEADLINE_SECONDS || 120) * 1000,
-    offlineModel: !process.env.OPENAI_BASE_URL && !process.env.OPENAI_API_KEY,
-  });
+  const sampleAgents = await demoAgentsApi(context, colours);
+  try {
+    context.say();
+    await demoGoal(context, colours, {
+      deadlineMs: Number(process.env.IOA_DEMO_DEADLINE_SECONDS || 120) * 1000,
+      offlineModel: !process.env.OPENAI_BASE_URL && !process.env.OPENAI_API_KEY,
+    });
+  } finally {
+    await stopAll(sampleAgents);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -58,8 +60,9 @@ export async function runDemo(context: DemoContext): Promise<void> {
 const DEMO_OWNER = 'ioa-demo';
 
 /**
- * Sample agents that join as external agents would. They only register (they serve no tasks): they are there so
- * that discovery has something to rank and team formation has to choose — none of them fits the sample goal.
+ * Sample agents that join as external agents would, with @ioa/agent-sdk: they register and stay online with
+ * heartbeats, and decline any task (they do no work): they are there so that discovery has something to rank and
+ * team formation has to choose — none of them fits the sample goal.
  * Also the contract tests' sample of valid cards (deploy/contract/contract-artefacts.spec.ts) and the token benchmark's
  * distractors (test/bench/model-tokens.bench.ts).
  */
@@ -129,16 +132,37 @@ interface AgentListBody {
   model?: string;
 }
 
-/** Sample agents join over raw NATS; once discovery has indexed everyone, the gateway lists and searches them. */
-async function demoAgentsApi({ gatewayUrl, natsUrl, say }: DemoContext, p: Paint): Promise<void> {
-  say(p.bold('The agents API'));
-  const nats = await connect({ servers: natsUrl.split(','), name: 'ioa-demo-client' });
+/** Stops sample agents: they stop heartbeating and go offline when their TTL passes, as any agent that leaves. */
+async function stopAll(agents: IoaAgent[]): Promise<void> {
+  await Promise.allSettled(agents.map((agent) => agent.stop()));
+}
+
+/**
+ * Sample agents join over NATS; once discovery has indexed everyone, the gateway lists and searches them. Returns
+ * the running agents, which the caller stops when the demo ends.
+ */
+async function demoAgentsApi(context: DemoContext, p: Paint): Promise<IoaAgent[]> {
+  const agents: IoaAgent[] = [];
   try {
-    for (const card of SAMPLE_AGENTS) await request<RegisterAgentV1Response>(nats, RegisterAgentV1.subject, card);
-  } finally {
-    await nats.close();
+    await showAgentsApi(context, p, agents);
+    return agents;
+  } catch (error) {
+    await stopAll(agents);
+    throw error;
   }
-  say(`${SAMPLE_AGENTS.length} sample agents joined over NATS (${RegisterAgentV1.subject}, plain JSON)`);
+}
+
+async function showAgentsApi({ gatewayUrl, natsUrl, say }: DemoContext, p: Paint, agents: IoaAgent[]): Promise<void> {
+  say(p.bold('The agents API'));
+  for (const card of SAMPLE_AGENTS) {
+    const agent = await IoaAgent.start({
+      servers: natsUrl.split(','),
+      card,
+      onTask: () => Promise.reject(new TaskRejectedError(`${card.name} is a sample: it only shows discovery`)),
+    });
+    agents.push(agent);
+  }
+  say(`${SAMPLE_AGENTS.length} sample agents joined over NATS with @ioa/agent-sdk (${RegisterAgentV1.subject})`);
   // The built-in agents registered themselves when agent-host started; discovery indexes every card
   // asynchronously, and a search only finds what is indexed.
   const everyone = [...BUILT_IN_AGENTS, ...SAMPLE_AGENTS.map((card) => card.name)];
@@ -276,14 +300,6 @@ function checkOutcome(goal: GoalV1): void {
 
 // ---------------------------------------------------------------------------------------------------------------
 // the public protocols, bare
-
-/** A request in the NATS protocol: JSON body, `{ok, data}` or `{ok: false, error}` back. */
-async function request<T>(nats: NatsConnection, subject: string, body: unknown): Promise<T> {
-  const reply = await nats.request(subject, JSON.stringify(body), { timeout: 10_000 });
-  const envelope = JSON.parse(new TextDecoder().decode(reply.data)) as ReplyEnvelope<T>;
-  if (!envelope.ok) throw new Error(`${subject} failed: ${envelope.error.code}: ${envelope.error.message}`);
-  return envelope.data;
-}
 
 function getJson<T>(url: string): Promise<T> {
   return sendJson<T>('GET', url, {});
