@@ -150,7 +150,10 @@ export function runJavaScript(code: string, limits: SandboxLimits, signal?: Abor
         exitCode: null,
         signal: null,
         stdout: '',
-        stderr: `Could not start the sandbox: ${error.message}`,
+        stderr:
+          (error as NodeJS.ErrnoException).code === 'ENOENT'
+            ? `Could not start the sandbox: ${command} was not found (the code runner needs Linux with util-linux)`
+            : `Could not start the sandbox: ${error.message}`,
         durationMs: Date.now() - startedAt,
         ...flags,
         memoryExceeded: false,
