@@ -229,6 +229,7 @@ describe('hostile input: nothing a peer sends stops the network', () => {
 
   it('answers every request subject of the catalog with a structured reply in time, never INTERNAL', async () => {
     const failures: Failure[] = [];
+    const answeredSubjects = new Set<string>();
     const requests = ALL_CONTRACTS.filter(
       (contract): contract is RequestContract<unknown, unknown> =>
         contract.kind === 'request' && SERVED_OWNERS.has(contract.owner),
@@ -245,6 +246,7 @@ describe('hostile input: nothing a peer sends stops the network', () => {
             counts.notServed++;
             break; // a subject of a service not booted here (or not built yet)
           }
+          answeredSubjects.add(subject);
           remember(contract, body, result.envelope);
           const problem = judge(result);
           if (problem) failures.push({ target: subject, problem, body: preview(text) });
@@ -253,6 +255,8 @@ describe('hostile input: nothing a peer sends stops the network', () => {
         }
       }
     }
+    // The walk must reach the catalog: every platform service's subjects and each built-in agent's task subject.
+    expect(answeredSubjects.size).toBeGreaterThanOrEqual(25);
     expect(failures.slice(0, 20)).toEqual([]);
   }, 240_000);
 
