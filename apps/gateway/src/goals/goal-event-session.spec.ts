@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import type { GoalEventType, GoalEventV1, GoalStatus, ListGoalEventsV1Response } from '@ioa/contracts';
 import { expectEventually } from '@ioa/testing';

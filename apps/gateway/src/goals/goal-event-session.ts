@@ -1,7 +1,4 @@
-import type { GoalEventV1, GoalStatus, ListGoalEventsV1Response } from '@ioa/contracts';
-
-/** Goal statuses after which nothing happens unless a person posts a follow-up. */
-export const ENDED_GOAL_STATUSES: readonly GoalStatus[] = ['completed', 'failed', 'canceled'];
+import { isEndedGoalStatus, type GoalEventV1, type GoalStatus, type ListGoalEventsV1Response } from '@ioa/contracts';
 
 /** Live events held for a client while the log is read; past this, they are dropped and re-read from the log. */
 const MAX_PENDING_EVENTS = 1000;
@@ -194,12 +191,12 @@ export class GoalEventSession {
     if (event.type === 'status' && typeof event.data.status === 'string') {
       this.latestStatus = event.data.status as GoalStatus;
       // Re-opened by a follow-up: its next end gets its own final read.
-      if (!ENDED_GOAL_STATUSES.includes(this.latestStatus)) this.finalReadDone = false;
+      if (!isEndedGoalStatus(this.latestStatus)) this.finalReadDone = false;
     }
     this.ports.send(event);
   }
 
   private shouldEnd(): boolean {
-    return !this.options.follow && ENDED_GOAL_STATUSES.includes(this.latestStatus) && this.retryTimer === undefined;
+    return !this.options.follow && isEndedGoalStatus(this.latestStatus) && this.retryTimer === undefined;
   }
 }

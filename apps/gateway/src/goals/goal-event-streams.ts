@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, type MessageEvent, type OnModuleDestroy } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { Observable, type Subscriber } from 'rxjs';
-import { ContractError, GetGoalV1, ListGoalEventsV1, type GoalEventV1 } from '@ioa/contracts';
+import { ContractError, GetGoalV1, isEndedGoalStatus, ListGoalEventsV1, type GoalEventV1 } from '@ioa/contracts';
 import { ContractClient, type RequestOptions } from '@ioa/messaging';
 import { goalEventsConfig } from './goal-events.config.js';
-import { ENDED_GOAL_STATUSES, GoalEventSession } from './goal-event-session.js';
+import { GoalEventSession } from './goal-event-session.js';
 import { GoalEventTail } from './goal-event-tail.js';
 
 export interface GoalEventStreamRequest {
@@ -77,7 +77,7 @@ export class GoalEventStreams implements OnModuleDestroy {
           { property: 'Last-Event-ID', constraints: [constraint] },
         ]);
       }
-      if (firstPage.items.length === 0 && ENDED_GOAL_STATUSES.includes(goal.status) && !follow) {
+      if (firstPage.items.length === 0 && isEndedGoalStatus(goal.status) && !follow) {
         release();
         return null;
       }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import {
   ContractError,
+  isEndedGoalStatus,
   ListAgentsV1,
   ListGoalEventsV1,
   SearchAgentsV1,
@@ -12,7 +13,6 @@ import {
 import { ContractClient } from '@ioa/messaging';
 import { followGoalEvents } from '../a2a/follow-goal-events.js';
 import { GoalTaskTranslator } from '../a2a/goal-task-translator.js';
-import { ENDED_GOAL_STATUSES } from '../goals/goal-event-session.js';
 import { GoalEventStreams } from '../goals/goal-event-streams.js';
 import { GoalsService } from '../goals/goals.service.js';
 
@@ -145,7 +145,7 @@ export class GoalToolsService {
           if (event.type === 'message' && event.data.nextSpeaker === USER_SPEAKER)
             question = String(event.data.content);
           const status = event.type === 'status' ? (event.data.status as GoalStatus) : undefined;
-          if (status && (ENDED_GOAL_STATUSES.includes(status) || status === 'input_required')) stop.abort();
+          if (status && (isEndedGoalStatus(status) || status === 'input_required')) stop.abort();
         });
       }
       await reporting;

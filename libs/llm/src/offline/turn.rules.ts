@@ -1,4 +1,4 @@
-import { TERMINAL_TASK_STATES, type GroupTaskV1, type TaskDraftV1, type TaskState } from '@ioa/contracts';
+import { isTerminalTaskState, type GroupTaskV1, type TaskDraftV1 } from '@ioa/contracts';
 import type { AgentProfile } from '../purposes/profiles.js';
 import type { ConclusionInput, ConclusionOutput, TurnMoveInput, TurnMoveOutput } from '../purposes/turn.purpose.js';
 import { bestMember, isWriter } from './profiles.js';
@@ -9,7 +9,7 @@ const MAX_TASKS_PER_MOVE = 8;
 const RESULT_EXCERPT = 1500;
 
 function isTerminal(task: GroupTaskV1): boolean {
-  return TERMINAL_TASK_STATES.includes(task.state as TaskState);
+  return isTerminalTaskState(task.state);
 }
 
 function nameOf(members: AgentProfile[], agentId: string): string {
