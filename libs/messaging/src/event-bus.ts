@@ -89,6 +89,8 @@ interface RunningConsumer {
   messages: ConsumerMessages;
   /** When it last got an event (or started); health's "nothing moves" clock. */
   lastDeliveryAt: number;
+  /** When the handler now running got its event; undefined while none runs. */
+  handlingSince?: number;
   lastDeliveredSeq: number;
 }
 
@@ -284,7 +286,13 @@ export class EventBus implements OnApplicationShutdown {
   private async pump(running: RunningConsumer, handle: (message: JsMsg) => Promise<void>): Promise<void> {
     for await (const message of running.messages) {
       running.lastDeliveryAt = Date.now();
-      await handle(message);
+      try {
+        await handle(message);
+      } catch (error) {
+        // `dispatch` settles every message itself; this is the connection failing under it. The server redelivers
+        // the message after its ack wait, and a consumer loop must never end on one bad moment.
+        this.logger.error(`${running.name}: could not settle seq ${message.seq}: ${describe(error)}`);
+      }
     }
   }
 
@@ -304,6 +312,7 @@ export class EventBus implements OnApplicationShutdown {
     }
     // A handler that runs long tells the server it is still working, so the event is not delivered twice.
     const heartbeat = setInterval(() => message.working(), Math.max(50, this.heartbeatMs(message)));
+    running.handlingSince = Date.now();
     try {
       await entry.handle(payload as never, { subject: message.subject, redelivered: message.redelivered });
       message.ack();
@@ -321,6 +330,7 @@ export class EventBus implements OnApplicationShutdown {
       message.nak(delay);
     } finally {
       clearInterval(heartbeat);
+      running.handlingSince = undefined;
     }
   }
 
@@ -388,7 +398,11 @@ export class EventBus implements OnApplicationShutdown {
           ackPending: info.num_ack_pending,
           maxAckPending: info.config.max_ack_pending ?? 0,
         };
-        const reason = stuckReason(counts, now - running.lastDeliveryAt, this.policy.stuckAfterMs);
+        const progress = {
+          msSinceDelivery: now - running.lastDeliveryAt,
+          msHandling: running.handlingSince === undefined ? 0 : now - running.handlingSince,
+        };
+        const reason = stuckReason(counts, progress, this.policy.stuckAfterMs);
         const health: ConsumerHealthV1 = {
           name: running.name,
           subject: running.subject,

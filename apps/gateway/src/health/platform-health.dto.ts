@@ -26,8 +26,8 @@ export class ConsumerHealthDto {
 
   @ApiProperty({
     description:
-      'Events wait and none moves: ack-pending at its limit, or events pending and none delivered for the ' +
-      "service's stuck threshold (`EVENT_STUCK_AFTER_MS`, 60 s by default).",
+      'Events wait and none moves: ack-pending at its limit, one handler running for the stuck threshold, or ' +
+      'events pending and none delivered for that long (`EVENT_STUCK_AFTER_MS`, 60 s by default).',
   })
   stuck: boolean;
 

@@ -8,10 +8,10 @@ export class HealthV1Request {}
 /**
  * One durable JetStream consumer of the service, as the server counts it.
  *
- * `stuck` is true while events wait and none moves: either the consumer has as many events in hand as it may
- * (`ackPending` at its `maxAckPending`, so the server delivers nothing more), or events are pending and none has
- * been delivered to it for the service's stuck threshold. A poison event being retried does not make a consumer
- * stuck: later events keep flowing past it, and it ends as a dead letter.
+ * `stuck` is true while events wait and none moves: the consumer has as many events in hand as it may
+ * (`ackPending` at its `maxAckPending`, so the server delivers nothing more), or one handler has been running for the
+ * service's stuck threshold, or events are pending and none has been delivered to it for that long. A poison event
+ * being retried does not make a consumer stuck: later events keep flowing past it, and it ends as a dead letter.
  * @since 1
  */
 export class ConsumerHealthV1 {
