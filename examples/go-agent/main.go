@@ -289,7 +289,7 @@ func (a *agent) onTask(msg *nats.Msg) {
 	if err := json.Unmarshal(msg.Data, &task); err != nil {
 		var typeError *json.UnmarshalTypeError
 		if errors.As(err, &typeError) {
-			found = append(found, violation{Property: typeError.Field, Constraints: []string{typeError.Field + " must be " + typeError.Type.String()}})
+			found = append(found, violation{Property: typeError.Field, Constraints: []string{typeError.Field + " must not be a JSON " + typeError.Value}})
 		} else {
 			found = append(found, violation{Property: "(body)", Constraints: []string{"the message body must be a JSON object"}})
 		}

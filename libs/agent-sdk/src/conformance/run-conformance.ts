@@ -326,18 +326,20 @@ class ConformanceSession {
       return;
     }
     this.platform.closedTasks.add(task.taskId);
-    const canceledAt = Date.now();
+    // By position, not time: a report read in the same millisecond as the acknowledgement came before the cancel.
+    const seenBefore = this.platform.observations.length;
+    const afterCancel = () =>
+      this.platform.observations
+        .slice(seenBefore)
+        .filter((observation) => observation.kind === 'report' && observation.body.taskId === task.taskId);
     this.connection.publish(
       subjectFor(TaskCanceledV1, this.agentId),
       encodeJson({ taskId: task.taskId, reason: 'canceled by the conformance kit' }),
     );
     // The agent may have a report in flight; give it time to arrive, be refused, and (wrongly) be followed by more.
     const windowMs = 3000;
-    await until(
-      () => (this.reportsOn(task.taskId).filter((r) => r.at >= canceledAt).length > 1 ? true : undefined),
-      windowMs,
-    );
-    const after = this.reportsOn(task.taskId).filter((report) => report.at >= canceledAt);
+    await until(() => (afterCancel().length > 1 ? true : undefined), windowMs);
+    const after = afterCancel();
     const states = after.map((report) => `${String(report.body.state)} → ${report.answer}`);
     this.record(
       'task.cancel',
