@@ -33,6 +33,7 @@ import { SchedulerModule } from '../../apps/scheduler/src/scheduler.module.js';
 import { payloadSchemas } from '../../deploy/contract/contract-artefacts.js';
 import {
   hostileBody,
+  hostileHeaders,
   hostileParameter,
   payloadFor,
   RawJson,
@@ -99,10 +100,13 @@ describe('hostile input: nothing a peer sends stops the network', () => {
   async function request(
     subject: string,
     text: string,
+    headerValues: Record<string, string> = {},
   ): Promise<{ envelope?: Envelope; bytes: number; problem?: string }> {
     counts.natsRequests++;
+    const headers = natsHeaders();
+    for (const [name, value] of Object.entries(headerValues)) headers.set(name, value);
     try {
-      const reply = await peer.request(subject, text, { timeout: REPLY_TIMEOUT_MS });
+      const reply = await peer.request(subject, text, { timeout: REPLY_TIMEOUT_MS, headers });
       const replyText = decoder.decode(reply.data);
       try {
         return { envelope: JSON.parse(replyText) as Envelope, bytes: reply.data.length };
@@ -236,12 +240,19 @@ describe('hostile input: nothing a peer sends stops the network', () => {
     );
     for (const contract of requests) {
       const schema = definitions[contract.request.name] ?? { type: 'object', properties: {} };
-      const bodies = fc.sample(payloadFor(schema, definitions), { seed: SEED, numRuns: RUNS_PER_SUBJECT });
+      // Headers ride along on a quarter of the requests: Idempotency-Key and traceparent reach handlers too.
+      const cases = fc.sample(
+        fc.tuple(
+          payloadFor(schema, definitions),
+          fc.oneof({ weight: 3, arbitrary: fc.constant({}) }, hostileHeaders()),
+        ),
+        { seed: SEED, numRuns: RUNS_PER_SUBJECT },
+      );
       for (const subject of concreteSubjects(contract)) {
         let silences = 0;
-        for (const body of bodies) {
+        for (const [body, headerValues] of cases) {
           const text = toJsonText(body);
-          const result = await request(subject, text);
+          const result = await request(subject, text, headerValues);
           if (result.problem === 'not served') {
             counts.notServed++;
             break; // a subject of a service not booted here (or not built yet)
@@ -249,7 +260,9 @@ describe('hostile input: nothing a peer sends stops the network', () => {
           answeredSubjects.add(subject);
           remember(contract, body, result.envelope);
           const problem = judge(result);
-          if (problem) failures.push({ target: subject, problem, body: preview(text) });
+          if (problem) {
+            failures.push({ target: subject, problem, body: preview(`${JSON.stringify(headerValues)} ${text}`) });
+          }
           // A subject that keeps timing out has failed already; waiting on it again only slows the suite down.
           if (problem?.startsWith('no reply') && ++silences >= 3) break;
         }

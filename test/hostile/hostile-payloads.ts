@@ -224,3 +224,14 @@ export function hostileParameter(): fc.Arbitrary<string> {
     fc.integer().map(String),
   );
 }
+
+/** Header values a peer may attach to any request (NATS forbids only CR and LF in them). */
+export function hostileHeaders(): fc.Arbitrary<Record<string, string>> {
+  const value = fc
+    .oneof(
+      hostileParameter(),
+      fc.constantFrom('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', '00-zz-zz-zz', 'k'.repeat(300)),
+    )
+    .map((text) => text.replace(/[\r\n]/g, ' '));
+  return fc.record({ 'Idempotency-Key': value, traceparent: value }, { requiredKeys: [] });
+}
