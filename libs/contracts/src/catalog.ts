@@ -1,6 +1,12 @@
 import type { AnyContract } from './common/contract.js';
 import { AssignTaskV1, TaskCanceledV1 } from './agent/agent.v1.js';
 import {
+  DeregisterAdaptedAgentV1,
+  GetAdaptedAgentV1,
+  RegisterAdaptedAgentV1,
+  UpdateAdaptedAgentV1,
+} from './adapters/adapters.v1.js';
+import {
   CloseGroupV1,
   CreateGroupV1,
   ForceConclusionV1,
@@ -24,6 +30,7 @@ import {
 } from './scheduler/goals.v1.js';
 import { GetTaskV1, ReportTaskV1, TaskUpdatedV1 } from './scheduler/tasks.v1.js';
 import {
+  AdaptersHealthV1,
   AgentHostHealthV1,
   ChatHealthV1,
   DiscoveryHealthV1,
@@ -113,4 +120,9 @@ export const ALL_CONTRACTS: readonly AnyContract[] = [
   TaskUpdatedV1,
   AssignTaskV1,
   TaskCanceledV1,
+  AdaptersHealthV1,
+  RegisterAdaptedAgentV1,
+  UpdateAdaptedAgentV1,
+  DeregisterAdaptedAgentV1,
+  GetAdaptedAgentV1,
 ] as readonly AnyContract[];

@@ -18,4 +18,5 @@ export * from './chat/chat.v1.js';
 export * from './scheduler/tasks.v1.js';
 export * from './scheduler/goals.v1.js';
 export * from './agent/agent.v1.js';
+export * from './adapters/adapters.v1.js';
 export * from './catalog.js';

@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import {
+  DeregisterAdaptedAgentV1,
   GetAgentV1,
+  RegisterAdaptedAgentV1,
+  UpdateAdaptedAgentV1,
+  type AdaptedAgentV1,
+  type DeregisterAdaptedAgentV1Response,
+  type RegisterAdaptedAgentV1Request,
   ListAgentsV1,
   ListAgentsV1Request,
   SearchAgentsV1,
@@ -10,6 +16,7 @@ import {
 import { ContractClient, type RequestOptions } from '@ioa/messaging';
 import type { ListAgentsQueryDto } from './dto/list-agents.query.js';
 import type { AgentListResponseDto } from './dto/agent-list.response.js';
+import type { DeregisterAgentRequestDto, UpdateAgentRequestDto } from './dto/adapted-agent.requests.js';
 
 /** Fills a contract request class (so its declared defaults apply) with the fields the caller actually set. */
 function contractRequest<T extends object>(type: new () => T, fields: Partial<T>): T {
@@ -28,6 +35,23 @@ export class AgentsService {
 
   get(id: string, trace: RequestOptions = {}): Promise<AgentCardV1> {
     return this.client.request(GetAgentV1, { id }, trace);
+  }
+
+  /** Agents reached over A2A, MCP, an OpenAI-compatible endpoint or a webhook join through the adapters service. */
+  register(body: RegisterAdaptedAgentV1Request, trace: RequestOptions = {}): Promise<AdaptedAgentV1> {
+    return this.client.request(RegisterAdaptedAgentV1, body, trace);
+  }
+
+  update(id: string, body: UpdateAgentRequestDto, trace: RequestOptions = {}): Promise<AdaptedAgentV1> {
+    return this.client.request(UpdateAdaptedAgentV1, { ...body, id }, trace);
+  }
+
+  deregister(
+    id: string,
+    body: DeregisterAgentRequestDto,
+    trace: RequestOptions = {},
+  ): Promise<DeregisterAdaptedAgentV1Response> {
+    return this.client.request(DeregisterAdaptedAgentV1, { ...body, id }, trace);
   }
 
   private async listRegistered(query: ListAgentsQueryDto, trace: RequestOptions): Promise<AgentListResponseDto> {

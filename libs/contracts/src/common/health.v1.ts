@@ -89,3 +89,4 @@ export const DiscoveryHealthV1 = healthContract('discovery');
 export const ChatHealthV1 = healthContract('chat');
 export const SchedulerHealthV1 = healthContract('scheduler');
 export const AgentHostHealthV1 = healthContract('agent-host');
+export const AdaptersHealthV1 = healthContract('adapters');

@@ -22,8 +22,11 @@ import { IsNested, IsSlug, IsText, IsTextList } from '../common/validation.js';
  * defaultOutputModes, provider, documentationUrl) so that the A2A bridge is a translation, not a redesign.
  */
 
-/** How the platform reaches an agent. `nats` agents serve their task subject themselves. */
-export const ENDPOINT_KINDS = ['nats', 'a2a', 'mcp', 'http'] as const;
+/**
+ * How the platform reaches an agent. `nats` agents serve their task subject themselves; the adapters service
+ * serves the others (`a2a`, `mcp`, `openai`: an OpenAI-compatible chat endpoint, `http`: a webhook).
+ */
+export const ENDPOINT_KINDS = ['nats', 'a2a', 'mcp', 'openai', 'http'] as const;
 export type EndpointKind = (typeof ENDPOINT_KINDS)[number];
 
 export const AGENT_STATUSES = ['online', 'offline'] as const;
@@ -57,7 +60,7 @@ export class AgentEndpointV1 {
   @IsIn(ENDPOINT_KINDS)
   kind: EndpointKind;
 
-  /** Required for `a2a`, `mcp` and `http` endpoints. */
+  /** Required for `a2a`, `mcp`, `openai` and `http` endpoints. Never carries a secret. */
   @ValidateIf((endpoint: AgentEndpointV1) => endpoint.kind !== 'nats' || endpoint.url !== undefined)
   @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https', 'ws', 'wss', 'nats'] })
   url?: string;

@@ -1,0 +1,81 @@
+import type {
+  AdaptedEndpointKind,
+  AgentSkillV1,
+  ModelUsageV1,
+  TaskAssignmentV1Request,
+  TaskBriefV1,
+} from '@ioa/contracts';
+import type { EndpointSettings } from '../agents/adapted-agent.entity.js';
+
+/** Where and how to reach one endpoint (a stored agent, or one being registered). */
+export interface EndpointTarget {
+  /** The registry id, once the agent is registered. */
+  agentId?: string;
+  kind: AdaptedEndpointKind;
+  url: string;
+  settings: EndpointSettings;
+  secret: string | null;
+}
+
+/** What an endpoint says about itself: an A2A card, an MCP server's tools. Registration fields override it. */
+export interface EndpointProfile {
+  name?: string;
+  description?: string;
+  skills?: AgentSkillV1[];
+  version?: string;
+  provider?: { organization: string; url?: string };
+  documentationUrl?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** One task as a runner sees it: the assignment, a cancel signal, and the two ways back to the group. */
+export interface TaskRun {
+  target: EndpointTarget & { agentId: string };
+  agentName: string;
+  assignment: TaskAssignmentV1Request;
+  /** Aborted when the task is canceled (the runner then cancels the remote work too) or the deadline passes. */
+  signal: AbortSignal;
+  /** Reports `working` with a progress note. */
+  progress(note: string): Promise<void>;
+  /**
+   * Reports `input-required` with the question (chat posts it in the group) and resolves with the first answer
+   * posted in the group after it: a person's message or another member's.
+   */
+  askGroup(question: string): Promise<string>;
+}
+
+export type TaskOutcome =
+  | { state: 'completed' | 'failed' | 'rejected'; content: string; usage?: ModelUsageV1 }
+  /** The endpoint took the task and reports later (a webhook answering `202`). */
+  | { state: 'pending' };
+
+/** One endpoint kind: how to read its self-description, whether it is up, and how to run a task on it. */
+export interface EndpointRunner {
+  readonly kind: AdaptedEndpointKind;
+  describe(target: EndpointTarget): Promise<EndpointProfile>;
+  /** Resolves when the endpoint answers at all; throws with the reason when it does not. */
+  probe(target: EndpointTarget): Promise<void>;
+  run(task: TaskRun): Promise<TaskOutcome>;
+}
+
+export const ENDPOINT_RUNNERS = Symbol('ENDPOINT_RUNNERS');
+
+/** The brief as one text for agents that take a single prompt (A2A message, chat completion, MCP tool choice). */
+export function briefText(brief: TaskBriefV1): string {
+  const parts = [`# ${brief.abstract}`, brief.description];
+  if (brief.inputs.trim()) parts.push(`## Inputs\n${brief.inputs}`);
+  parts.push(`## Done when\n${brief.completionCriteria}`);
+  return parts.join('\n\n');
+}
+
+/** Turns free text into a valid skill/agent slug (lowercase, digits, "-", "_"), at most 63 characters. */
+export function slugOf(text: string, fallback: string): string {
+  const slug = text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9_]+/g, '-')
+    .replace(/^[-_]+|[-_]+$/g, '')
+    .slice(0, 63)
+    .replace(/[-_]+$/, '');
+  return slug || fallback;
+}

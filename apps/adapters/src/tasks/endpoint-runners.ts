@@ -1,0 +1,24 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { AdaptedEndpointKind } from '@ioa/contracts';
+import type { AdaptedAgentEntity } from '../agents/adapted-agent.entity.js';
+import { ENDPOINT_RUNNERS, type EndpointRunner, type EndpointTarget } from './endpoint-runner.js';
+
+/** The runner of each endpoint kind. */
+@Injectable()
+export class EndpointRunners {
+  private readonly byKind: Map<AdaptedEndpointKind, EndpointRunner>;
+
+  constructor(@Inject(ENDPOINT_RUNNERS) runners: EndpointRunner[]) {
+    this.byKind = new Map(runners.map((runner) => [runner.kind, runner]));
+  }
+
+  for(kind: AdaptedEndpointKind): EndpointRunner {
+    const runner = this.byKind.get(kind);
+    if (!runner) throw new Error(`No runner serves ${kind} endpoints`);
+    return runner;
+  }
+}
+
+export function targetOf(agent: AdaptedAgentEntity): EndpointTarget & { agentId: string } {
+  return { agentId: agent.id, kind: agent.kind, url: agent.url, settings: agent.settings, secret: agent.secret };
+}
