@@ -207,6 +207,29 @@ describe('agent-host crash recovery (real NATS and database)', () => {
     });
   });
 
+  it('a task taken on three times without finishing is given up with the reason, not run a fourth time', async () => {
+    const assignment = newAssignment('console.log("must not run")');
+    // As three replicas that each died holding it would have left it.
+    await database.query(
+      `INSERT INTO "agent_host"."owned_work" ("kind", "work_key", "scope", "payload", "owner_id", "lease_expires_at", "claims")
+       VALUES ('task', $1, 'code-runner', $2, 'gone', now() - interval '1 second', 3)`,
+      [assignment.taskId, JSON.stringify(assignment)],
+    );
+    await bootReplica('replica-f');
+    const [report] = (await expectEventually(
+      () => (finalReports(assignment.taskId).length > 0 ? finalReports(assignment.taskId) : undefined),
+      { message: 'the task is given up', timeoutMs: 20_000 },
+    )) as ReportTaskV1Request[];
+    expect(report).toMatchObject({
+      state: 'failed',
+      content: expect.stringContaining('took this task on 3 times without finishing it'),
+    });
+    expect(scheduler.reportsOf(assignment.taskId).map((sent) => sent.state)).toEqual(['failed']);
+    await expectEventually(async () => !(await ownedRows()).some((row) => row.work_key === assignment.taskId), {
+      message: 'the given-up task is no longer owned',
+    });
+  });
+
   it('acknowledges nothing it could not own: with its database gone an assignment gets a retryable error', async () => {
     const cutOff = await bootReplica('replica-e');
     await cutOff.get(DataSource).destroy();
