@@ -44,9 +44,9 @@ import {
 
 /** Fixed, so every run sends the same cases and a failure replays exactly. */
 const SEED = 20_261_123;
-const RUNS_PER_SUBJECT = 40;
+const RUNS_PER_SUBJECT = 32;
 const RUNS_PER_EVENT = 8;
-const RUNS_PER_OPERATION = 32;
+const RUNS_PER_OPERATION = 24;
 /** A structured reply (or an HTTP status) must come within this; a silent service is a failure. */
 const REPLY_TIMEOUT_MS = 5_000;
 const GOAL_DEADLINE_MS = 90_000;
