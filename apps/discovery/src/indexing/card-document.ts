@@ -1,3 +1,4 @@
+import pgvector from 'pgvector';
 import type { AgentDescriptionV1 } from '@ioa/contracts';
 
 type CardText = Pick<AgentDescriptionV1, 'name' | 'description' | 'skills'>;
@@ -22,7 +23,10 @@ export function skillTags(card: Pick<AgentDescriptionV1, 'skills'>): string[] {
   return [...new Set(card.skills.flatMap((skill) => skill.tags.map((tag) => tag.toLowerCase())))];
 }
 
-/** pgvector's text form of a vector. Seven significant digits: float4 holds no more, and it halves the payload. */
+/**
+ * pgvector's text form of a vector (written by the `pgvector` package), rounded to seven significant digits first:
+ * float4 holds no more, and it halves the payload.
+ */
 export function toVectorLiteral(vector: number[]): string {
-  return `[${vector.map((value) => (value === 0 ? '0' : value.toPrecision(7))).join(',')}]`;
+  return pgvector.toSql(vector.map((value) => Number(value.toPrecision(7)))) as string;
 }

@@ -45,8 +45,10 @@ function messageOf(error: unknown): string {
 /**
  * Team formation, after the submit reply (a request never waits for it): `forming_team` → the named members are
  * resolved, or the model writes capability queries, discovery finds online candidates and the model picks 1–4 of
- * them → chat opens the group → `working`. Bounded attempts; when nobody suitable exists the goal fails with that
- * reason rather than inventing a member.
+ * them → chat opens the group → `working`. Bounded attempts (`p-retry`); when nobody suitable exists the goal fails
+ * with that reason rather than inventing a member. Every step that changes the goal is a decision of the goal state
+ * machine (`claimFormation`, `recordTeam`, `openedGroup`, `formationFailed`); this class only talks to the other
+ * services between them.
  *
  * Crash safety: the formation holds a lease on the goal (`formation_lease_until`), renewed at every step. A goal
  * left in `submitted` or `forming_team` with no live lease — the process crashed, or a replica did — is taken over
