@@ -17,7 +17,7 @@ import { SupervisedProcess } from './supervised-process.js';
  */
 
 /** Start order is also display order; all six start in parallel and find each other over NATS. */
-export const SERVICES = ['registry', 'discovery', 'chat', 'scheduler', 'agent-host', 'gateway'] as const;
+export const SERVICES = ['registry', 'discovery', 'chat', 'scheduler', 'agent-host', 'adapters', 'gateway'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
 /**

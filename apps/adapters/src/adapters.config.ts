@@ -62,7 +62,8 @@ export const adaptersConfig = registerAs('adapters', () => {
     heartbeatIntervalMs: numberOr(env.ADAPTERS_HEARTBEAT_MS, 5_000),
     callTimeoutMs: numberOr(env.ADAPTERS_CALL_TIMEOUT_MS, 30_000),
     callAttempts: numberOr(env.ADAPTERS_CALL_ATTEMPTS, 3),
-    callbackPort: numberOr(env.ADAPTERS_CALLBACK_PORT, 4100),
+    // Any free port by default, so replicas on one machine do not collide; deployments pin it (4100).
+    callbackPort: numberOr(env.ADAPTERS_CALLBACK_PORT, 0),
     callbackBaseUrl: env.ADAPTERS_CALLBACK_BASE_URL || undefined,
     mcpMaxToolCalls: numberOr(env.ADAPTERS_MCP_MAX_TOOL_CALLS, 8),
     /** Probes are quick questions: a short timeout tells "down" from "slow" soon enough for presence. */
