@@ -119,7 +119,7 @@ describe('agent-host crash recovery (real NATS and database)', () => {
     const acknowledged = await rawRequest(external, subjectFor(AssignTaskV1, assignment.agentId), assignment);
     expect(acknowledged).toEqual({ ok: true, data: { accepted: true } });
     // Acknowledged means owned: the row was committed before the reply went out.
-    expect(await ownedRows()).toContainEqual({ kind: 'task', work_key: assignment.taskId });
+    expect(await ownedRows()).toContainEqual({ kind: 'task', work_key: `${assignment.agentId}:${assignment.taskId}` });
     await expectEventually(() => scheduler.reportsOf(assignment.taskId).length === 1, {
       message: 'the task is reported working',
     });
@@ -192,7 +192,7 @@ describe('agent-host crash recovery (real NATS and database)', () => {
     });
     live.delete(leaving);
     await leaving.close();
-    expect(await ownedRows()).toContainEqual({ kind: 'task', work_key: assignment.taskId });
+    expect(await ownedRows()).toContainEqual({ kind: 'task', work_key: `${assignment.agentId}:${assignment.taskId}` });
     const stoppedAt = Date.now();
 
     await bootReplica('replica-d');
@@ -213,7 +213,7 @@ describe('agent-host crash recovery (real NATS and database)', () => {
     await database.query(
       `INSERT INTO "agent_host"."owned_work" ("kind", "work_key", "scope", "payload", "owner_id", "lease_expires_at", "claims")
        VALUES ('task', $1, 'code-runner', $2, 'gone', now() - interval '1 second', 3)`,
-      [assignment.taskId, JSON.stringify(assignment)],
+      [`${assignment.agentId}:${assignment.taskId}`, JSON.stringify(assignment)],
     );
     await bootReplica('replica-f');
     const [report] = (await expectEventually(
@@ -225,7 +225,7 @@ describe('agent-host crash recovery (real NATS and database)', () => {
       content: expect.stringContaining('took this task on 3 times without finishing it'),
     });
     expect(scheduler.reportsOf(assignment.taskId).map((sent) => sent.state)).toEqual(['failed']);
-    await expectEventually(async () => !(await ownedRows()).some((row) => row.work_key === assignment.taskId), {
+    await expectEventually(async () => !(await ownedRows()).some((row) => row.work_key.endsWith(assignment.taskId)), {
       message: 'the given-up task is no longer owned',
     });
   });

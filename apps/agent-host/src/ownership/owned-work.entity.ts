@@ -9,7 +9,7 @@ export class OwnedWorkEntity {
   @PrimaryColumn('text')
   kind: OwnedWorkKind;
 
-  /** The task id, or `<groupId>:<turn>` for a turn. */
+  /** `<agentId>:<taskId>` for a task (a task moved to another agent is new work), `<groupId>:<turn>` for a turn. */
   @PrimaryColumn('text', { name: 'work_key' })
   workKey: string;
 

@@ -33,6 +33,14 @@ export const TASK_QUEUE_GROUP = 'agent-host';
 /** A report is sent up to 4 times while the scheduler is unreachable, 200 ms, 1 s and 3 s apart. */
 const REPORT_RETRY = { retries: 3, minTimeout: 200, factor: 5, maxTimeout: 3000, randomize: false } as const;
 
+/**
+ * A task's key in the ownership table: per assignee, since the scheduler may move a task to another agent (also
+ * hosted here) under the same id, and that assignment must be owned and run in its own right.
+ */
+function ownedTaskKey(agentId: string, taskId: string): string {
+  return `${agentId}:${taskId}`;
+}
+
 interface RunningTask {
   agent: HostedAgent;
   assignment: TaskAssignmentV1Request;
@@ -65,6 +73,7 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
   private readonly logger = new Logger(TaskDispatchService.name);
   private readonly channels = new Map<string, AgentChannel>();
   private readonly queues = new Map<string, PQueue>();
+  /** Accepted and not finished, by owned key (assignee and task). */
   private readonly tasks = new Map<string, RunningTask>();
   private stopping = false;
 
@@ -93,7 +102,7 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
 
   /** Tasks accepted and not finished (running or queued), for tests and health. */
   activeTaskIds(): string[] {
-    return [...this.tasks.keys()];
+    return [...this.tasks.values()].map((task) => task.assignment.taskId);
   }
 
   private serve(agent: HostedAgent, agentId: string): void {
@@ -108,7 +117,9 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
         (assignment) => this.onAssignTask(agent, agentId, assignment),
         { queue: TASK_QUEUE_GROUP },
       ),
-      this.responder.listen(TaskCanceledV1, subjectFor(TaskCanceledV1, agentId), (event) => this.onTaskCanceled(event)),
+      this.responder.listen(TaskCanceledV1, subjectFor(TaskCanceledV1, agentId), (event) =>
+        this.onTaskCanceled(agentId, event),
+      ),
     ];
     this.channels.set(agent.name, { agentId, subscriptions });
   }
@@ -124,9 +135,10 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
     if (this.stopping) return { accepted: false, reason: 'agent-host is shutting down' };
     // A dispatch retried after a lost ack must not start the task twice: running here, or owned by a replica (which
     // runs it, or whose lease runs out and hands it to a live one).
-    if (this.tasks.has(assignment.taskId)) return { accepted: true };
+    const key = ownedTaskKey(agentId, assignment.taskId);
+    if (this.tasks.has(key)) return { accepted: true };
     // Owned before acknowledged: when the row cannot be written the error goes back and the scheduler retries.
-    if (await this.lease.own('task', assignment.taskId, agent.name, assignment)) this.start(agent, assignment);
+    if (await this.lease.own('task', key, agent.name, assignment)) this.start(agent, assignment);
     return { accepted: true };
   }
 
@@ -134,7 +146,7 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
   private async resume(work: OwnedWork): Promise<void> {
     const agent = this.agents.find((candidate) => candidate.name === work.scope);
     const assignment = work.payload as TaskAssignmentV1Request;
-    if (!agent || this.tasks.has(assignment.taskId) || this.stopping) return;
+    if (!agent || this.tasks.has(work.workKey) || this.stopping) return;
     if (work.claims > this.config.ownership.maxClaims) {
       // Taken on again and again without finishing (its replicas died, or its report never got through): stop the
       // loop and tell the scheduler why.
@@ -144,7 +156,7 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
         state: 'failed',
         content: `${agent.name} took this task on ${work.claims - 1} times without finishing it (agent-host stopped each time)`,
       });
-      await this.lease.release('task', assignment.taskId);
+      await this.lease.release('task', work.workKey);
       return;
     }
     this.start(agent, assignment);
@@ -158,7 +170,7 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
       waiting: new AbortController(),
       started: false,
     };
-    this.tasks.set(assignment.taskId, task);
+    this.tasks.set(ownedTaskKey(assignment.agentId, assignment.taskId), task);
     // The queue rejects only when the task is taken out before it starts (canceled); `execute` catches the rest.
     this.queues
       .get(agent.name)
@@ -166,16 +178,17 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
       .catch(() => undefined);
   }
 
-  private async onTaskCanceled(event: TaskCanceledV1Event): Promise<void> {
+  private async onTaskCanceled(agentId: string, event: TaskCanceledV1Event): Promise<void> {
     // Every replica hears it; the one holding the row (running or not, even a dead one's) lets it go.
-    await this.lease.release('task', event.taskId);
-    const task = this.tasks.get(event.taskId);
+    const key = ownedTaskKey(agentId, event.taskId);
+    await this.lease.release('task', key);
+    const task = this.tasks.get(key);
     if (!task) return;
     this.logger.log(`Task ${event.taskId} of ${task.agent.name} canceled: ${event.reason}`);
     task.controller.abort(new Error(event.reason));
     if (!task.started) {
       task.waiting.abort(new Error(event.reason));
-      this.tasks.delete(event.taskId);
+      this.tasks.delete(key);
     }
   }
 
@@ -226,15 +239,15 @@ export class TaskDispatchService implements OnModuleInit, OnApplicationShutdown 
       if (reported === 'undelivered') {
         // The result must not be lost with the scheduler unreachable: the next sweep takes the task on again (here
         // or on a replica), and the number of claims bounds how often.
-        await this.lease.handBack('task', assignment.taskId);
+        await this.lease.handBack('task', ownedTaskKey(assignment.agentId, assignment.taskId));
         return;
       }
       finished = true;
     } finally {
-      this.tasks.delete(assignment.taskId);
+      this.tasks.delete(ownedTaskKey(assignment.agentId, assignment.taskId));
       // Canceled tasks were released by the cancellation. Work cut short by a shutdown stays owned, for a replica
       // (or this one restarted) to resume.
-      if (finished) await this.lease.release('task', assignment.taskId);
+      if (finished) await this.lease.release('task', ownedTaskKey(assignment.agentId, assignment.taskId));
     }
   }
 
