@@ -164,7 +164,8 @@ export class PlatformCommunicatorService implements OnModuleInit, OnApplicationB
         if (outcome.kind === 'dropped')
           this.logger.log(`Turn ${event.turn} of group ${event.groupId} dropped: ${outcome.reason}`);
       } catch (error) {
-        // Not finished: the lease runs out and the turn is taken again, unless the chat has moved on by then.
+        // Not finished: handed back, so the next sweep (here or on a replica) takes it again, as long as the chat has
+        // not moved on and the claims count allows.
         this.logger.warn(`Turn ${event.turn} of group ${event.groupId} failed: ${(error as Error).message}`);
       } finally {
         this.inFlight.delete(key);
