@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import {
+  AckPolicy,
   DeliverPolicy,
   jetstream,
   JetStreamApiError,
@@ -36,7 +37,8 @@ export interface DeadLetterRecord {
 const DUPLICATE_WINDOW_NS = 2 * 60 * 1_000_000_000;
 const DEAD_LETTER_MAX_AGE_NS = 30 * 24 * 60 * 60 * 1_000_000_000;
 /** How long a listing waits for the server to hand over the dead letters it said it has. */
-const LIST_FETCH_EXPIRES_MS = 2_000;
+const LIST_FETCH_EXPIRES_MS = 5_000;
+const READER_INACTIVE_THRESHOLD_NS = 30 * 1_000_000_000;
 const decoder = new TextDecoder();
 
 /**
@@ -103,18 +105,30 @@ export class DeadLetterStore {
     const counts = await this.countsByConsumer(service);
     const total = [...counts.values()].reduce((sum, count) => sum + count, 0);
     if (total === 0) return { deadLetters: [], total };
-    // An ordered consumer is ephemeral and cleans up after itself: a listing leaves nothing behind on the server.
-    const consumer = await this.js.consumers.get(DEAD_LETTERS_STREAM, {
-      filter_subjects: deadLetterSubjectsOf(service),
+    // A throw-away consumer from `afterId` says at once how many follow, so the fetch never waits for more that
+    // do not exist; it is deleted afterwards (and would expire by itself if this process died first).
+    const manager = await this.jsm();
+    const reader = await manager.consumers.add(DEAD_LETTERS_STREAM, {
+      filter_subject: deadLetterSubjectsOf(service),
       deliver_policy: DeliverPolicy.StartSequence,
       opt_start_seq: request.afterId + 1,
+      ack_policy: AckPolicy.None,
+      inactive_threshold: READER_INACTIVE_THRESHOLD_NS,
+      mem_storage: true,
     });
-    const messages = await consumer.fetch({ max_messages: request.limit, expires: LIST_FETCH_EXPIRES_MS });
     const deadLetters: DeadLetterV1[] = [];
-    for await (const message of messages) {
-      deadLetters.push(toDeadLetter(service, message.seq, message.subject, message.headers, message.data));
-      // `pending` is what is left after this one: stop instead of waiting for the fetch to expire.
-      if (deadLetters.length >= request.limit || message.info.pending === 0) break;
+    try {
+      const wanted = Math.min(request.limit, reader.num_pending);
+      if (wanted > 0) {
+        const consumer = await this.js.consumers.get(DEAD_LETTERS_STREAM, reader.name);
+        const messages = await consumer.fetch({ max_messages: wanted, expires: LIST_FETCH_EXPIRES_MS });
+        for await (const message of messages) {
+          deadLetters.push(toDeadLetter(service, message.seq, message.subject, message.headers, message.data));
+          if (deadLetters.length >= wanted) break;
+        }
+      }
+    } finally {
+      await manager.consumers.delete(DEAD_LETTERS_STREAM, reader.name).catch(() => undefined);
     }
     return { deadLetters, total };
   }

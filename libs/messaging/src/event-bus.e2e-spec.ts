@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import {
   AgentCameOnlineV1,
   AgentWentOfflineV1,
+  DEAD_LETTERS_STREAM,
   DiscoveryHealthV1,
   DiscoveryListDeadLettersV1,
   DiscoveryReplayDeadLetterV1,
@@ -313,6 +314,11 @@ describe('stream consumers that cannot stall (real nats-server)', () => {
       all.deadLetters.slice(2, 4).map((letter) => letter.id),
     );
     expect(firstPage.total).toBe(all.total);
+    expect((await deadLetters(2_000_000_000, 10)).deadLetters).toEqual([]);
+    // Each listing reads through a consumer of its own and deletes it: nothing is left behind on the server.
+    const readers: string[] = [];
+    for await (const consumer of manager.consumers.list(DEAD_LETTERS_STREAM)) readers.push(consumer.name);
+    expect(readers).toEqual([]);
   });
 });
 
