@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import {
   TurnGrantedV1,
@@ -113,10 +114,27 @@ describe('crashes lose nothing: kill -9 and restarts on real processes', () => {
         ...messages.map(
           (message) => `  #${message.seq} turn ${message.turn} ${message.type}: ${message.content.slice(0, 160)}`,
         ),
+        ...(await describeConsumers()),
       ].join('\n');
     } catch (error) {
       return `(could not describe goal ${goalId}: ${String(error)})`;
     }
+  }
+
+  /** Each JetStream consumer's backlog: a goal stuck between services usually shows here. */
+  async function describeConsumers(): Promise<string[]> {
+    const manager = await jetstreamManager(observer);
+    const lines: string[] = [];
+    for await (const stream of manager.streams.list()) {
+      lines.push(`  stream ${stream.config.name}: ${stream.state.messages} messages`);
+      for await (const consumer of manager.consumers.list(stream.config.name)) {
+        lines.push(
+          `    ${consumer.name}: pending ${consumer.num_pending}, unacked ${consumer.num_ack_pending}, ` +
+            `redelivered ${consumer.num_redelivered}, ack wait ${(consumer.config.ack_wait ?? 0) / 1e6} ms`,
+        );
+      }
+    }
+    return lines;
   }
 
   async function messagesOf(groupId: string): Promise<ChatMessageV1[]> {
