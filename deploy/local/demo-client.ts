@@ -7,6 +7,7 @@ import {
   type GoalV1,
   type RegisterAgentV1Request,
 } from '@ioa/contracts';
+import { startA2aWeatherAgent } from './a2a-weather-agent.js';
 import { GoalEventView, oneLine, paint, summarizeGoal, type Paint } from './goal-view.js';
 import { EventStreamError, followEventStream } from './sse-client.js';
 
@@ -49,6 +50,8 @@ export async function runDemo(context: DemoContext): Promise<void> {
       deadlineMs: Number(process.env.IOA_DEMO_DEADLINE_SECONDS || 120) * 1000,
       offlineModel: !process.env.OPENAI_BASE_URL && !process.env.OPENAI_API_KEY,
     });
+    context.say();
+    await demoA2aAgent(context, colours, Number(process.env.IOA_DEMO_DEADLINE_SECONDS || 120) * 1000);
   } finally {
     await stopAll(sampleAgents);
   }
@@ -296,6 +299,62 @@ function checkOutcome(goal: GoalV1): void {
     );
   }
   if (!goal.conclusion?.trim()) throw new Error('the goal completed without a conclusion');
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Issue 8: an agent that was not written for IoA
+
+/** A goal only the A2A agent can do its part of, beside the built-in writer. */
+export const A2A_DEMO_GOAL =
+  'Tell whether it will rain in Lyon tomorrow from the weather forecast, and write a short report.';
+
+/**
+ * A third-party A2A agent (built with @a2a-js/sdk, started here on a local port) joins by URL alone through
+ * `POST /v1/agents`; the adapters service reads its agent card, speaks for it on NATS, and the next goal's team
+ * formation finds it like any other agent. Its task goes out over A2A and its artifact comes back as the result.
+ */
+async function demoA2aAgent({ gatewayUrl, say }: DemoContext, p: Paint, deadlineMs: number): Promise<void> {
+  say(p.bold('A third-party A2A agent joins and works in a goal'));
+  const agent = await startA2aWeatherAgent();
+  try {
+    say(`An A2A v1.0 agent (@a2a-js/sdk) listens on ${agent.url}`);
+    say(`POST /v1/agents  {"owner": "${DEMO_OWNER}", "endpoint": {"kind": "a2a", "url": "${agent.url}"}}`);
+    const registered = await sendJson<{ agent: { id: string; name: string; skills: Array<{ name: string }> } }>(
+      'POST',
+      `${gatewayUrl}/v1/agents`,
+      { body: { owner: DEMO_OWNER, endpoint: { kind: 'a2a', url: agent.url } } },
+    );
+    const skills = registered.agent.skills.map((skill) => skill.name).join(', ');
+    say(`  201 Created  ${registered.agent.name} (${registered.agent.id}), skills from its agent card: ${skills}`);
+    await waitUntilSearchable(gatewayUrl, [registered.agent.name], 30_000);
+    say(`POST /v1/goals  {"goal": "${A2A_DEMO_GOAL}"}`);
+    const submitted = await sendJson<{ id: string }>('POST', `${gatewayUrl}/v1/goals`, {
+      body: { goal: A2A_DEMO_GOAL },
+      headers: { [HEADER_IDEMPOTENCY_KEY]: randomUUID() },
+    });
+    const deadline = Date.now() + deadlineMs;
+    let goal = await getJson<GoalV1>(`${gatewayUrl}/v1/goals/${submitted.id}`);
+    while (!['completed', 'failed', 'canceled'].includes(goal.status)) {
+      if (Date.now() > deadline) throw new Error(`the A2A goal did not finish within ${deadlineMs / 1000} s`);
+      await new Promise((wake) => setTimeout(wake, 250));
+      goal = await getJson<GoalV1>(`${gatewayUrl}/v1/goals/${submitted.id}`);
+    }
+    for (const task of goal.tasks) {
+      say(
+        `  ${task.assigneeName.padEnd(16)} ${task.mode.padEnd(5)} ${task.state.padEnd(9)} ${oneLine(task.result ?? task.statusMessage ?? '', 90)}`,
+      );
+    }
+    const a2aTask = goal.tasks.find((task) => task.assigneeName === registered.agent.name);
+    if (goal.status !== 'completed' || a2aTask?.state !== 'completed') {
+      throw new Error(
+        `the A2A agent's goal ended ${goal.status}${goal.statusReason ? ` (${goal.statusReason})` : ''}; ` +
+          `its task: ${a2aTask ? `${a2aTask.state} ${a2aTask.statusMessage ?? ''}` : 'none (not chosen)'}`,
+      );
+    }
+    say(`  The goal completed; ${registered.agent.name} answered over A2A (${agent.methods.join(', ')}).`);
+  } finally {
+    await agent.stop();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------

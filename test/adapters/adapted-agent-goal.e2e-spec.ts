@@ -5,7 +5,7 @@ import type { GoalV1 } from '@ioa/contracts';
 import { createService } from '@ioa/messaging';
 import { expectEventually, startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
 import { AdaptersModule } from '../../apps/adapters/src/adapters.module.js';
-import { startA2aWeatherAgent, type A2aWeatherAgent } from '../../apps/adapters/src/testing/a2a-weather-agent.js';
+import { startA2aWeatherAgent, type A2aWeatherAgent } from '../../deploy/local/a2a-weather-agent.js';
 import { AgentHostModule } from '../../apps/agent-host/src/agent-host.module.js';
 import { ChatModule } from '../../apps/chat/src/chat.module.js';
 import { DiscoveryModule } from '../../apps/discovery/src/discovery.module.js';

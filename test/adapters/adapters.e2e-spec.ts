@@ -34,7 +34,7 @@ import {
 } from '@ioa/testing';
 import { RegistryModule } from '../../apps/registry/src/registry.module.js';
 import { AdaptersModule } from '../../apps/adapters/src/adapters.module.js';
-import { startA2aWeatherAgent, type A2aWeatherAgent } from '../../apps/adapters/src/testing/a2a-weather-agent.js';
+import { startA2aWeatherAgent, type A2aWeatherAgent } from '../../deploy/local/a2a-weather-agent.js';
 import { startMcpTestServer, type McpTestServer } from '../../apps/adapters/src/testing/mcp-test-server.js';
 import { startWebhookTestAgent, type WebhookTestAgent } from '../../apps/adapters/src/testing/webhook-test-agent.js';
 

@@ -24,7 +24,8 @@ import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/serve
 import { legacyAgentCardRouter } from '@a2a-js/sdk/compat/v0_3/server/express';
 
 /**
- * A real A2A agent built with `@a2a-js/sdk`'s server parts, for tests and the demo: a weather forecaster.
+ * A real A2A agent built with `@a2a-js/sdk`'s server parts, a weather forecaster: `npm run demo` starts it to show
+ * a third-party agent at work in a goal, and the adapters tests use it as their A2A peer.
  * - A brief naming a city ("… in Lyon …") gets a forecast artifact, after a `working` update.
  * - A brief without a city asks "For which city?" (`input-required`); the answer on the same task completes it.
  * - A brief containing "long-running" works until canceled (it checks every 20 ms) and then reports `canceled`.
