@@ -11,9 +11,10 @@ import {
   type StreamResponse,
   type Task,
 } from '@a2a-js/sdk';
-import { Client, ClientFactory } from '@a2a-js/sdk/client';
+import { Client, ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import {
+  HeartbeatAgentV1,
   ListAgentsV1,
   ProposeMoveV1,
   RegisterAgentV1,
@@ -45,6 +46,8 @@ import { createGatewayApp } from '../gateway.app.js';
 import { GOAL_ID_METADATA_KEY } from './goal-agent-executor.js';
 
 const GOAL_DEADLINE_MS = 90_000;
+/** Well within the registry's heartbeat TTL. */
+const HEARTBEAT_MS = 2_000;
 
 function textOfMessage(message: Message | undefined): string {
   return (message?.parts ?? []).map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
@@ -98,6 +101,7 @@ describe('the A2A facade over a running platform', () => {
   let baseUrl: string;
   let external: NatsConnection;
   const subscriptions: Subscription[] = [];
+  const heartbeats: NodeJS.Timeout[] = [];
   let client: Client;
 
   async function goal(goalId: string): Promise<GoalV1> {
@@ -120,6 +124,10 @@ describe('the A2A facade over a running platform', () => {
     });
     expect(registered.ok).toBe(true);
     const agentId = (registered.data as RegisterAgentV1Response).agent.id;
+    // Stays online like any agent: a silent card would go offline, and goals naming it would fail.
+    heartbeats.push(
+      setInterval(() => void rawRequest(external, HeartbeatAgentV1.subject, { id: agentId }), HEARTBEAT_MS),
+    );
     subscriptions.push(
       external.subscribe(TurnGrantedV1.subject, {
         callback: (_error, message) => {
@@ -178,6 +186,7 @@ describe('the A2A facade over a running platform', () => {
 
   afterAll(async () => {
     subscriptions.forEach((subscription) => subscription.unsubscribe());
+    heartbeats.forEach((heartbeat) => clearInterval(heartbeat));
     await external?.close();
     await gateway?.close();
     for (const service of services.reverse()) await service.close();
@@ -397,6 +406,60 @@ describe('the A2A facade over a running platform', () => {
       );
       expect(textOfMessage(answered.status?.message)).toBe('Hallo, Team! (greeting in Dutch)');
       expect((await legacy.getTask({ tenant: '', id: task.id })).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    },
+    GOAL_DEADLINE_MS,
+  );
+  it(
+    'serves the HTTP+JSON binding too',
+    async () => {
+      const rest = await new ClientFactory(
+        ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: ['HTTP+JSON'] }),
+      ).createFromUrl(baseUrl);
+      expect(rest.transport.protocolName).toBe('HTTP+JSON');
+      const task = asTask(
+        await rest.sendMessage(sendRequest(userMessage('Write a greeting for the team'), { members: ['a2a-greeter'] })),
+      );
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      expect((await rest.getTask({ tenant: '', id: task.id })).id).toBe(task.id);
+      const canceled = await rest.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+      expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+      expect((await goal(goalIdOf(task))).status).toBe('canceled');
+    },
+    GOAL_DEADLINE_MS,
+  );
+
+  it(
+    'brings a task whose gateway went away up to date from its goal',
+    async () => {
+      // A second gateway replica takes the task, then goes away while the goal is at work.
+      const replica = await createGatewayApp({ logger: false });
+      await replica.listen(0, '127.0.0.1');
+      const replicaClient = await new ClientFactory().createFromUrl(
+        (await replica.getUrl()).replace('[::1]', '127.0.0.1'),
+      );
+      const started = asTask(
+        await replicaClient.sendMessage(
+          sendRequest(userMessage('Listen to the silence again'), { members: ['a2a-silent'], returnImmediately: true }),
+        ),
+      );
+      const goalId = goalIdOf(started);
+      await expectEventually(async () => (await goal(goalId)).status === 'working', {
+        timeoutMs: GOAL_DEADLINE_MS,
+        message: 'the goal is at work',
+      });
+      await replica.close();
+      const cancel = await fetch(`${baseUrl}/v1/goals/${goalId}/cancel`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ reason: 'Stopped over REST' }),
+      });
+      expect(cancel.status).toBeLessThan(300);
+
+      // Nobody followed the goal to its end; reading the task catches it up.
+      const task = await client.getTask({ tenant: '', id: started.id });
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+      expect(textOfMessage(task.status?.message)).toBe('Stopped over REST');
+      expect(goalIdOf(task)).toBe(goalId);
     },
     GOAL_DEADLINE_MS,
   );

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import { Role, TaskState, type Message, type Part, type Task } from '@a2a-js/sdk';
+import { Role, TaskState, type Artifact, type Message, type Part, type Task } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { ContractError, ListGoalEventsV1 } from '@ioa/contracts';
 import { ContractClient } from '@ioa/messaging';
@@ -39,11 +39,11 @@ export function membersOf(request: RequestContext): string[] | undefined {
   return list.map((member) => (typeof member === 'string' ? member : JSON.stringify(member)));
 }
 
-function textPart(text: string): Part {
+export function textPart(text: string): Part {
   return { content: { $case: 'text', value: text }, mediaType: 'text/plain', filename: '', metadata: undefined };
 }
 
-function agentMessage(taskId: string, contextId: string, text: string): Message {
+export function agentMessage(taskId: string, contextId: string, text: string): Message {
   return {
     messageId: randomUUID(),
     taskId,
@@ -53,6 +53,17 @@ function agentMessage(taskId: string, contextId: string, text: string): Message 
     metadata: undefined,
     extensions: [],
     referenceTaskIds: [],
+  };
+}
+
+export function artifactOf(update: GoalTaskUpdate & { kind: 'artifact' }): Artifact {
+  return {
+    artifactId: update.artifactId,
+    name: update.name,
+    description: update.description,
+    parts: [textPart(update.text)],
+    metadata: undefined,
+    extensions: [],
   };
 }
 
@@ -89,6 +100,11 @@ export class GoalAgentExecutor implements AgentExecutor {
     private readonly client: ContractClient,
     private readonly tasks: A2aTaskStore,
   ) {}
+
+  /** Whether an execution in this gateway follows the task, keeping the stored task current. */
+  follows(taskId: string): boolean {
+    return this.executions.has(taskId);
+  }
 
   async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const { taskId, contextId } = request;
@@ -239,14 +255,7 @@ export class GoalAgentExecutor implements AgentExecutor {
         AgentEvent.artifactUpdate({
           taskId,
           contextId,
-          artifact: {
-            artifactId: update.artifactId,
-            name: update.name,
-            description: update.description,
-            parts: [textPart(update.text)],
-            metadata: undefined,
-            extensions: [],
-          },
+          artifact: artifactOf(update),
           append: false,
           lastChunk: true,
           metadata: undefined,

@@ -1,9 +1,18 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication, INestMicroservice } from '@nestjs/common';
-import type { NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { ListAgentsV1, RegisterAgentV1, type ListAgentsV1Response } from '@ioa/contracts';
+import {
+  ListAgentsV1,
+  ProposeMoveV1,
+  RegisterAgentV1,
+  TurnGrantedV1,
+  USER_SPEAKER,
+  type ListAgentsV1Response,
+  type RegisterAgentV1Response,
+  type TurnGrantedV1Event,
+} from '@ioa/contracts';
 import { createService } from '@ioa/messaging';
 import {
   connectRaw,
@@ -46,6 +55,7 @@ describe('the MCP endpoint over a running platform', () => {
   let baseUrl: string;
   let external: NatsConnection;
   let client: Client;
+  const subscriptions: Subscription[] = [];
 
   async function call<T>(name: string, args: Record<string, unknown>, onprogress?: (message: string) => void) {
     const result = await client.callTool(
@@ -93,6 +103,7 @@ describe('the MCP endpoint over a running platform', () => {
 
   afterAll(async () => {
     await client?.close();
+    subscriptions.forEach((subscription) => subscription.unsubscribe());
     await external?.close();
     await gateway?.close();
     for (const service of services.reverse()) await service.close();
@@ -157,6 +168,60 @@ describe('the MCP endpoint over a running platform', () => {
     expect(answer.data).toMatchObject({ goalId, status: 'completed' });
     expect(answer.data.tasks.every((task) => task.state === 'completed')).toBe(true);
   });
+
+  it(
+    'a question of the team comes back as input_required, and post_goal_message answers it',
+    async () => {
+      // An agent on a bare NATS connection that asks the person first, then concludes with the answer.
+      const registered = await rawRequest(external, RegisterAgentV1.subject, {
+        name: 'mcp-greeter',
+        description: 'Writes greetings in the language the person asks for.',
+        skills: [{ id: 'greet', name: 'Greet', description: 'Writes a greeting.' }],
+        owner: 'mcp-endpoint-test',
+        endpoint: { kind: 'nats' },
+        metadata: { communicator: 'self' },
+      });
+      const agentId = (registered.data as RegisterAgentV1Response).agent.id;
+      subscriptions.push(
+        external.subscribe(TurnGrantedV1.subject, {
+          callback: (_error, message) => {
+            const turn = message.json<TurnGrantedV1Event>();
+            if (turn.speakerId !== agentId) return;
+            const answer = [...turn.recentMessages].reverse().find((entry) => entry.type === 'user');
+            const move = answer
+              ? { type: 'conclude', content: `Hallo, Team! (greeting in ${answer.content})` }
+              : { type: 'discussion', content: 'Which language should it be in?', nextSpeaker: USER_SPEAKER };
+            void rawRequest(external, ProposeMoveV1.subject, {
+              groupId: turn.groupId,
+              speakerId: agentId,
+              turn: turn.turn,
+              ...move,
+            });
+          },
+        }),
+      );
+      await external.flush();
+
+      const asked = await call<GoalSummary>('submit_goal', {
+        goal: 'Write a greeting for the team',
+        members: ['mcp-greeter'],
+        wait: true,
+      });
+      expect(asked.data).toMatchObject({ status: 'input_required', question: 'Which language should it be in?' });
+      const progress: string[] = [];
+      const answered = await call<GoalSummary>(
+        'post_goal_message',
+        { goalId: asked.data.goalId, content: 'German', wait: true },
+        (message) => progress.push(message),
+      );
+      expect(answered.data).toMatchObject({ status: 'completed', conclusion: 'Hallo, Team! (greeting in German)' });
+      // The answer puts the team back to work; the last step is the conclusion (the concluding message may come
+      // before or after the status on the log, as chat's and the scheduler's consumers go).
+      expect(progress[0]).toBe('The team is at work');
+      expect(progress.at(-1)).toBe('Hallo, Team! (greeting in German)');
+    },
+    GOAL_DEADLINE_MS,
+  );
 
   it('cancel_goal cancels a goal at work, and says why it cannot cancel an ended one', async () => {
     const silent = await rawRequest(external, RegisterAgentV1.subject, {
