@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
+import pRetry from 'p-retry';
 import { ContractError, ListAgentsV1 } from '@ioa/contracts';
 import { ContractClient } from '@ioa/messaging';
 import { discoveryConfig } from '../discovery.config.js';
@@ -29,7 +30,8 @@ const RETRY_MAX_MS = 30_000;
 export class IndexMaintenanceService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(IndexMaintenanceService.name);
   private stopped = false;
-  private wake?: () => void;
+  /** Aborted at shutdown: ends a retry's wait at once. */
+  private readonly stopping = new AbortController();
   private reembedding: Promise<void> = Promise.resolve();
   private reconciling: Promise<void> = Promise.resolve();
 
@@ -62,7 +64,7 @@ export class IndexMaintenanceService implements OnApplicationBootstrap, OnApplic
 
   onApplicationShutdown(): void {
     this.stopped = true;
-    this.wake?.();
+    this.stopping.abort();
   }
 
   async upkeepIndex(): Promise<void> {
@@ -139,32 +141,26 @@ export class IndexMaintenanceService implements OnApplicationBootstrap, OnApplic
     this.logger.log(`Reconciled with the registry: ${present.size} agents, ${changed} updated, ${removed} removed`);
   }
 
-  /** Runs `work` until it succeeds or the service stops, waiting longer after each failure. */
+  /** Runs `work` until it succeeds or the service stops, waiting longer after each failure (up to 30 s). */
   private async retrying(what: string, work: () => Promise<void>): Promise<void> {
-    for (let attempt = 0; !this.stopped; attempt++) {
-      try {
-        await work();
-        return;
-      } catch (error) {
-        if (this.stopped) return;
-        const delay = Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** attempt);
-        const reason = error instanceof Error ? error.message : String(error);
-        const log = attempt === 0 ? 'warn' : 'debug';
-        this.logger[log](`${what} failed (${reason}); retrying in ${delay} ms`);
-        await this.pause(delay);
-      }
+    try {
+      await pRetry(work, {
+        retries: Number.POSITIVE_INFINITY,
+        minTimeout: RETRY_MIN_MS,
+        maxTimeout: RETRY_MAX_MS,
+        factor: 2,
+        signal: this.stopping.signal,
+        // A wait between attempts must not keep a stopping process alive.
+        unref: true,
+        onFailedAttempt: ({ error, attemptNumber, retryDelay }) => {
+          if (this.stopped) return;
+          const log = attemptNumber === 1 ? 'warn' : 'debug';
+          this.logger[log](`${what} failed (${error.message}); retrying in ${retryDelay} ms`);
+        },
+      });
+    } catch (error) {
+      if (this.stopped) return;
+      throw error;
     }
-  }
-
-  private pause(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      timer.unref();
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = done;
-    });
   }
 }
