@@ -1,12 +1,8 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { INestMicroservice } from '@nestjs/common';
-import type { NatsConnection } from '@nats-io/transport-node';
 import {
   DeregisterAgentV1,
-  ENDED_GOAL_STATUSES,
   GetAgentV1,
-  GetGoalV1,
   SearchAgentsV1,
   SubmitGoalV1,
   type AgentCardV1,
@@ -14,20 +10,9 @@ import {
   type SearchAgentsV1Response,
 } from '@ioa/contracts';
 import { IoaAgent } from '@ioa/agent-sdk';
-import { createService } from '@ioa/messaging';
-import {
-  connectRaw,
-  expectEventually,
-  rawRequest,
-  startTestInfrastructure,
-  type TestInfrastructure,
-} from '@ioa/testing';
-import { AgentHostModule } from '../apps/agent-host/src/agent-host.module.js';
-import { ChatModule } from '../apps/chat/src/chat.module.js';
-import { DiscoveryModule } from '../apps/discovery/src/discovery.module.js';
-import { RegistryModule } from '../apps/registry/src/registry.module.js';
-import { SchedulerModule } from '../apps/scheduler/src/scheduler.module.js';
+import { expectEventually } from '@ioa/testing';
 import { forecastFor, startWeatherAgent, WEATHER_CARD } from '../examples/weather-agent/weather-agent.js';
+import { startAgentPlatform, type AgentPlatform } from './support/agent-platform.js';
 
 // Not shorter: every service runs in this one process, and a busy CI machine can stall it for seconds.
 const TTL_SECONDS = 10;
@@ -38,56 +23,28 @@ const TTL_SECONDS = 10;
  * the registry forgets it; it speaks for itself in a group; it stops gracefully, reporting what it could not finish.
  */
 describe('agents built with @ioa/agent-sdk, on the real platform', () => {
-  let infrastructure: TestInfrastructure;
-  const services: INestMicroservice[] = [];
-  let client: NatsConnection;
+  let platform: AgentPlatform;
   const agents: IoaAgent[] = [];
-
-  async function call<T>(subject: string, body: unknown): Promise<T> {
-    const reply = await rawRequest(client, subject, body);
-    if (!reply.ok) throw new Error(`${subject}: ${reply.error?.code}: ${reply.error?.message}`);
-    return reply.data as T;
-  }
-
-  async function finishedGoal(goalId: string): Promise<GoalV1> {
-    const ended = await expectEventually(
-      async () => {
-        const goal = await call<GoalV1>(GetGoalV1.subject, { goalId });
-        return ENDED_GOAL_STATUSES.includes(goal.status) ? goal : undefined;
-      },
-      { timeoutMs: 90_000, intervalMs: 250, message: 'the goal ends' },
-    );
-    return ended!;
-  }
+  const call = <T>(subject: string, body: unknown) => platform.call<T>(subject, body);
+  const finishedGoal = (goalId: string) => platform.finishedGoal(goalId);
 
   beforeAll(async () => {
-    infrastructure = await startTestInfrastructure();
-    infrastructure.applyEnvironment({
-      REGISTRY_HEARTBEAT_TTL_SECONDS: String(TTL_SECONDS),
-      REGISTRY_PRESENCE_SWEEP_MS: '250',
-      AGENT_HOST_HEARTBEAT_MS: '1000',
+    platform = await startAgentPlatform({
+      environment: {
+        REGISTRY_HEARTBEAT_TTL_SECONDS: String(TTL_SECONDS),
+        REGISTRY_PRESENCE_SWEEP_MS: '250',
+        AGENT_HOST_HEARTBEAT_MS: '1000',
+      },
     });
-    for (const [module, name] of [
-      [RegistryModule, 'registry'],
-      [DiscoveryModule, 'discovery'],
-      [ChatModule, 'chat'],
-      [SchedulerModule, 'scheduler'],
-      [AgentHostModule, 'agent-host'],
-    ] as const) {
-      services.push(await createService(module, { name, logger: false }));
-    }
-    client = await connectRaw(infrastructure.natsUrl);
   }, 180_000);
 
   afterAll(async () => {
     for (const agent of agents) await agent.stop();
-    await client?.close();
-    for (const service of services.reverse()) await service.close();
-    await infrastructure?.stop();
+    await platform?.stop();
   }, 60_000);
 
   it('is discovered, picked by team formation and completes its task in a goal', async () => {
-    const agent = await startWeatherAgent({ servers: infrastructure.natsUrl });
+    const agent = await startWeatherAgent({ servers: platform.infrastructure.natsUrl });
     agents.push(agent);
     expect(agent.heartbeatTtlSeconds).toBe(TTL_SECONDS);
     await expectEventually(
@@ -135,7 +92,7 @@ describe('agents built with @ioa/agent-sdk, on the real platform', () => {
 
   it('speaks for itself in the group when it has a turn handler', async () => {
     const agent = await startWeatherAgent({
-      servers: infrastructure.natsUrl,
+      servers: platform.infrastructure.natsUrl,
       name: 'weather-voice',
       speaksForItself: true,
     });
@@ -153,7 +110,7 @@ describe('agents built with @ioa/agent-sdk, on the real platform', () => {
     let started!: () => void;
     const taskStarted = new Promise<void>((resolve) => (started = resolve));
     const agent = await IoaAgent.start({
-      servers: infrastructure.natsUrl,
+      servers: platform.infrastructure.natsUrl,
       card: { ...WEATHER_CARD, name: 'slow-forecaster', description: 'Slow weather forecasts for Bergen harbours.' },
       shutdownGraceMs: 500,
       onTask: async (_task, context) => {
