@@ -11,8 +11,9 @@ import { PlatformHealthModule } from './health/platform-health.module.js';
 import { McpModule } from './mcp/mcp.module.js';
 
 /**
- * The HTTP face of the platform. It owns no data and no database: every route is a contract request over NATS.
- * One module per resource (`agents/`, later `goals/` and `groups/`), each controller → service → `ContractClient`.
+ * The HTTP face of the platform: every route is a contract request over NATS. One module per resource (`agents/`,
+ * `goals/`, `groups/`…), each controller → service → `ContractClient`. The only data it owns is the A2A facade's
+ * tasks (`a2a/`, schema `gateway`); the MCP endpoint (`mcp/`) keeps nothing.
  */
 @Module({
   imports: [
