@@ -640,7 +640,7 @@ function instrument(
   const originalAccept = communicator.accept.bind(communicator);
   communicator.accept = (event: TurnGrantedV1Event) => {
     acceptedAt.set(`${event.groupId}:${event.turn}`, performance.now());
-    originalAccept(event);
+    return originalAccept(event); // owns the turn (a row in agent-host's table), then queues it
   };
   probe.wrap(communicator, 'handleTurn', 'communicator: turn', (args) => turnKey(args));
   const agentHostClient = agentHost.get(ContractClient);
