@@ -8,7 +8,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { ALL_CONTRACTS, HealthV1Request, type AnyContract } from '@ioa/contracts';
 import { startEmbeddedPostgres, startNatsServer, type EmbeddedPostgres, type EmbeddedNats } from '@ioa/embedded';
 import { parseRestartMode, UNLESS_STOPPED, type RestartMode, type RestartPolicy } from './restart-policy.js';
-import { SupervisedProcess } from './supervised-process.js';
+import { isAlive, SupervisedProcess } from './supervised-process.js';
 
 /**
  * The local stack: NATS with JetStream, PostgreSQL with pgvector, and the six services as separate Node processes
@@ -393,15 +393,6 @@ async function stopOrphanedNatsServer(storeDir: string, log: (line: string) => v
         await new Promise((wake) => setTimeout(wake, 100));
       }
     }
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

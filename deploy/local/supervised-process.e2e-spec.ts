@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { expectEventually } from '@ioa/testing';
-import { SupervisedProcess, type ProcessExit, type SupervisedProcessOptions } from './supervised-process.js';
+import { isAlive, SupervisedProcess, type ProcessExit, type SupervisedProcessOptions } from './supervised-process.js';
 
 /** A real child process: prints its pid, then stays up until it is killed (or exits with `exitCode` at once). */
 function nodeProcess(overrides: Partial<SupervisedProcessOptions> & { exitCode?: number } = {}) {
@@ -22,15 +22,6 @@ function nodeProcess(overrides: Partial<SupervisedProcessOptions> & { exitCode?:
     ...overrides,
   });
   return { supervised, log, output };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('a supervised service process', () => {

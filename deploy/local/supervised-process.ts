@@ -118,3 +118,13 @@ export function forwardLines(child: ChildProcess, onLine: (line: string) => void
     });
   }
 }
+
+/** Whether a process with this id exists (signal 0 checks without signalling). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
