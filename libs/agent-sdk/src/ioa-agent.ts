@@ -194,6 +194,8 @@ export class IoaAgent {
           timeoutMs: this.timeoutMs,
         });
         this.adoptCard(reply.agent, reply.heartbeatTtlSeconds);
+        // The registry has just made the agent findable: get its task subscriptions live at the server at once.
+        await this.connection.flush();
         this.log({ level: 'info', message: `registered as ${reply.agent.name} (${reply.agent.id})` });
         return;
       } catch (error) {
