@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { INestApplication, INestMicroservice } from '@nestjs/common';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { INestApplication } from '@nestjs/common';
 import {
   Role,
   TaskState,
@@ -13,41 +12,16 @@ import {
 } from '@a2a-js/sdk';
 import { Client, ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
-import {
-  HeartbeatAgentV1,
-  ListAgentsV1,
-  ProposeMoveV1,
-  RegisterAgentV1,
-  TurnGrantedV1,
-  USER_SPEAKER,
-  type GoalV1,
-  type ListAgentsV1Response,
-  type RegisterAgentV1Response,
-  type TurnGrantedV1Event,
-} from '@ioa/contracts';
-import { createService } from '@ioa/messaging';
-import {
-  connectRaw,
-  expectEventually,
-  rawRequest,
-  startTestInfrastructure,
-  type TestInfrastructure,
-} from '@ioa/testing';
-// The facade is tested over the real platform, as the goals API is: registry, chat, scheduler and agent-host.
-// eslint-disable-next-line ioa/module-boundaries -- test booting a peer service (see above)
-import { AgentHostModule } from '../../../agent-host/src/agent-host.module.js';
-// eslint-disable-next-line ioa/module-boundaries -- test booting a peer service (see above)
-import { ChatModule } from '../../../chat/src/chat.module.js';
-// eslint-disable-next-line ioa/module-boundaries -- test booting a peer service (see above)
-import { RegistryModule } from '../../../registry/src/registry.module.js';
-// eslint-disable-next-line ioa/module-boundaries -- test booting a peer service (see above)
-import { SchedulerModule } from '../../../scheduler/src/scheduler.module.js';
+import { ListAgentsV1, type GoalV1, type ListAgentsV1Response } from '@ioa/contracts';
+import { expectEventually } from '@ioa/testing';
+// The facade is tested over the real platform (registry, discovery, chat, scheduler, agent-host), booted as the
+// system tests boot it.
+import { startAgentPlatform, type AgentPlatform } from '../../../../test/support/agent-platform.js';
 import { createGatewayApp } from '../gateway.app.js';
 import { GOAL_ID_METADATA_KEY } from './goal-agent-executor.js';
+import { greeterMoves, startSelfSpeakingAgent, type SelfSpeakingAgent } from './testing/self-speaking-agent.js';
 
 const GOAL_DEADLINE_MS = 90_000;
-/** Well within the registry's heartbeat TTL. */
-const HEARTBEAT_MS = 2_000;
 
 function textOfMessage(message: Message | undefined): string {
   return (message?.parts ?? []).map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
@@ -95,13 +69,10 @@ function goalIdOf(task: Task): string {
  * on a bare NATS connection), on a real broker and database.
  */
 describe('the A2A facade over a running platform', () => {
-  let infrastructure: TestInfrastructure;
-  const services: INestMicroservice[] = [];
+  let platform: AgentPlatform;
   let gateway: INestApplication;
   let baseUrl: string;
-  let external: NatsConnection;
-  const subscriptions: Subscription[] = [];
-  const heartbeats: NodeJS.Timeout[] = [];
+  const agents: SelfSpeakingAgent[] = [];
   let client: Client;
 
   async function goal(goalId: string): Promise<GoalV1> {
@@ -109,88 +80,38 @@ describe('the A2A facade over a running platform', () => {
     return (await response.json()) as GoalV1;
   }
 
-  /** An agent on a bare NATS connection that speaks for itself, with `onTurn` choosing its moves. */
-  async function registerSelfSpeakingAgent(
-    name: string,
-    onTurn: (turn: TurnGrantedV1Event) => Record<string, unknown> | undefined,
-  ): Promise<string> {
-    const registered = await rawRequest(external, RegisterAgentV1.subject, {
-      name,
-      description: `Test agent ${name}.`,
-      skills: [{ id: 'talk', name: 'Talk', description: 'Talks in the group.' }],
-      owner: 'a2a-facade-test',
-      endpoint: { kind: 'nats' },
-      metadata: { communicator: 'self' },
-    });
-    expect(registered.ok).toBe(true);
-    const agentId = (registered.data as RegisterAgentV1Response).agent.id;
-    // Stays online like any agent: a silent card would go offline, and goals naming it would fail.
-    heartbeats.push(
-      setInterval(() => void rawRequest(external, HeartbeatAgentV1.subject, { id: agentId }), HEARTBEAT_MS),
-    );
-    subscriptions.push(
-      external.subscribe(TurnGrantedV1.subject, {
-        callback: (_error, message) => {
-          const turn = message.json<TurnGrantedV1Event>();
-          if (turn.speakerId !== agentId) return;
-          const move = onTurn(turn);
-          if (!move) return;
-          void rawRequest(external, ProposeMoveV1.subject, {
-            groupId: turn.groupId,
-            speakerId: agentId,
-            turn: turn.turn,
-            ...move,
-          });
-        },
-      }),
-    );
-    await external.flush();
-    return agentId;
-  }
-
   beforeAll(async () => {
-    infrastructure = await startTestInfrastructure();
-    infrastructure.applyEnvironment({ AGENT_HOST_HEARTBEAT_MS: '1000' });
-    for (const [module, name] of [
-      [RegistryModule, 'registry'],
-      [ChatModule, 'chat'],
-      [SchedulerModule, 'scheduler'],
-      [AgentHostModule, 'agent-host'],
-    ] as const) {
-      services.push(await createService(module, { name, logger: false }));
-    }
+    platform = await startAgentPlatform({ environment: { AGENT_HOST_HEARTBEAT_MS: '1000' } });
     gateway = await createGatewayApp({ logger: false });
     await gateway.listen(0, '127.0.0.1');
     baseUrl = (await gateway.getUrl()).replace('[::1]', '127.0.0.1');
-    external = await connectRaw(infrastructure.natsUrl);
     await expectEventually(
       async () => {
-        const reply = await rawRequest(external, ListAgentsV1.subject, { owner: 'ioa-builtin', status: 'online' });
-        return (reply.data as ListAgentsV1Response).items.length === 3;
+        const page = await platform.call<ListAgentsV1Response>(ListAgentsV1.subject, {
+          owner: 'ioa-builtin',
+          status: 'online',
+        });
+        return page.items.length === 3;
       },
       { timeoutMs: 120_000, message: 'the built-in agents come online' },
     );
-    // A greeter that asks the person which language first, then concludes with the latest answer.
-    await registerSelfSpeakingAgent('a2a-greeter', (turn) => {
-      const answer = [...turn.recentMessages].reverse().find((entry) => entry.type === 'user');
-      const asked = turn.recentMessages.some((entry) => entry.nextSpeaker === USER_SPEAKER);
-      return answer && asked
-        ? { type: 'conclude', content: `Hallo, Team! (greeting in ${answer.content})` }
-        : { type: 'discussion', content: 'Which language should the greeting be in?', nextSpeaker: USER_SPEAKER };
-    });
-    // An agent that never moves: its goals work until canceled.
-    await registerSelfSpeakingAgent('a2a-silent', () => undefined);
+    agents.push(
+      await startSelfSpeakingAgent(
+        platform.client,
+        'a2a-greeter',
+        greeterMoves('Which language should the greeting be in?'),
+      ),
+      // Never moves: its goals work until canceled.
+      await startSelfSpeakingAgent(platform.client, 'a2a-silent', () => undefined),
+    );
     // Fetched after the registrations: the card (its skills cached for a few seconds) lists them.
     client = await new ClientFactory().createFromUrl(baseUrl);
   }, 180_000);
 
   afterAll(async () => {
-    subscriptions.forEach((subscription) => subscription.unsubscribe());
-    heartbeats.forEach((heartbeat) => clearInterval(heartbeat));
-    await external?.close();
+    agents.forEach((agent) => agent.stop());
     await gateway?.close();
-    for (const service of services.reverse()) await service.close();
-    await infrastructure?.stop();
+    await platform?.stop();
   }, 60_000);
 
   it('serves an agent card whose skills are the goal skill and the network’s online agents', async () => {

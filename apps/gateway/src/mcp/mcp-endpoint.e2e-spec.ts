@@ -1,37 +1,13 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { INestApplication, INestMicroservice } from '@nestjs/common';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { INestApplication } from '@nestjs/common';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import {
-  ListAgentsV1,
-  ProposeMoveV1,
-  RegisterAgentV1,
-  TurnGrantedV1,
-  USER_SPEAKER,
-  type ListAgentsV1Response,
-  type RegisterAgentV1Response,
-  type TurnGrantedV1Event,
-} from '@ioa/contracts';
-import { createService } from '@ioa/messaging';
-import {
-  connectRaw,
-  expectEventually,
-  rawRequest,
-  startTestInfrastructure,
-  type TestInfrastructure,
-} from '@ioa/testing';
-// The endpoint is tested over the real platform, as the goals API is.
-// eslint-disable-next-line ioa/module-boundaries -- test booting a peer service (see above)
-import { AgentHostModule } from '../../../agent-host/src/agent-host.module.js';
-// eslint-disable-next-line ioa/module-boundaries -- test booting a peer service (see above)
-import { ChatModule } from '../../../chat/src/chat.module.js';
-// eslint-disable-next-line ioa/module-boundaries -- test booting a peer service (see above)
-import { DiscoveryModule } from '../../../discovery/src/discovery.module.js';
-// eslint-disable-next-line ioa/module-boundaries -- test booting a peer service (see above)
-import { RegistryModule } from '../../../registry/src/registry.module.js';
-// eslint-disable-next-line ioa/module-boundaries -- test booting a peer service (see above)
-import { SchedulerModule } from '../../../scheduler/src/scheduler.module.js';
+import { ListAgentsV1, type ListAgentsV1Response } from '@ioa/contracts';
+import { expectEventually } from '@ioa/testing';
+// The endpoint is tested over the real platform (registry, discovery, chat, scheduler, agent-host), booted as the
+// system tests boot it.
+import { startAgentPlatform, type AgentPlatform } from '../../../../test/support/agent-platform.js';
+import { greeterMoves, startSelfSpeakingAgent, type SelfSpeakingAgent } from '../a2a/testing/self-speaking-agent.js';
 import { createGatewayApp } from '../gateway.app.js';
 import type { AgentSummary, GoalSummary } from './goal-tools.service.js';
 
@@ -49,13 +25,11 @@ interface ToolAnswer<T> {
  * database.
  */
 describe('the MCP endpoint over a running platform', () => {
-  let infrastructure: TestInfrastructure;
-  const services: INestMicroservice[] = [];
+  let platform: AgentPlatform;
   let gateway: INestApplication;
   let baseUrl: string;
-  let external: NatsConnection;
   let client: Client;
-  const subscriptions: Subscription[] = [];
+  const agents: SelfSpeakingAgent[] = [];
 
   async function call<T>(name: string, args: Record<string, unknown>, onprogress?: (message: string) => void) {
     const result = await client.callTool(
@@ -75,25 +49,17 @@ describe('the MCP endpoint over a running platform', () => {
   }
 
   beforeAll(async () => {
-    infrastructure = await startTestInfrastructure();
-    infrastructure.applyEnvironment({ AGENT_HOST_HEARTBEAT_MS: '1000' });
-    for (const [module, name] of [
-      [RegistryModule, 'registry'],
-      [DiscoveryModule, 'discovery'],
-      [ChatModule, 'chat'],
-      [SchedulerModule, 'scheduler'],
-      [AgentHostModule, 'agent-host'],
-    ] as const) {
-      services.push(await createService(module, { name, logger: false }));
-    }
+    platform = await startAgentPlatform({ environment: { AGENT_HOST_HEARTBEAT_MS: '1000' } });
     gateway = await createGatewayApp({ logger: false });
     await gateway.listen(0, '127.0.0.1');
     baseUrl = (await gateway.getUrl()).replace('[::1]', '127.0.0.1');
-    external = await connectRaw(infrastructure.natsUrl);
     await expectEventually(
       async () => {
-        const reply = await rawRequest(external, ListAgentsV1.subject, { owner: 'ioa-builtin', status: 'online' });
-        return (reply.data as ListAgentsV1Response).items.length === 3;
+        const page = await platform.call<ListAgentsV1Response>(ListAgentsV1.subject, {
+          owner: 'ioa-builtin',
+          status: 'online',
+        });
+        return page.items.length === 3;
       },
       { timeoutMs: 120_000, message: 'the built-in agents come online' },
     );
@@ -103,11 +69,9 @@ describe('the MCP endpoint over a running platform', () => {
 
   afterAll(async () => {
     await client?.close();
-    subscriptions.forEach((subscription) => subscription.unsubscribe());
-    await external?.close();
+    agents.forEach((agent) => agent.stop());
     await gateway?.close();
-    for (const service of services.reverse()) await service.close();
-    await infrastructure?.stop();
+    await platform?.stop();
   }, 60_000);
 
   it('lists the platform’s tools, each with an input schema', async () => {
@@ -173,34 +137,9 @@ describe('the MCP endpoint over a running platform', () => {
     'a question of the team comes back as input_required, and post_goal_message answers it',
     async () => {
       // An agent on a bare NATS connection that asks the person first, then concludes with the answer.
-      const registered = await rawRequest(external, RegisterAgentV1.subject, {
-        name: 'mcp-greeter',
-        description: 'Writes greetings in the language the person asks for.',
-        skills: [{ id: 'greet', name: 'Greet', description: 'Writes a greeting.' }],
-        owner: 'mcp-endpoint-test',
-        endpoint: { kind: 'nats' },
-        metadata: { communicator: 'self' },
-      });
-      const agentId = (registered.data as RegisterAgentV1Response).agent.id;
-      subscriptions.push(
-        external.subscribe(TurnGrantedV1.subject, {
-          callback: (_error, message) => {
-            const turn = message.json<TurnGrantedV1Event>();
-            if (turn.speakerId !== agentId) return;
-            const answer = [...turn.recentMessages].reverse().find((entry) => entry.type === 'user');
-            const move = answer
-              ? { type: 'conclude', content: `Hallo, Team! (greeting in ${answer.content})` }
-              : { type: 'discussion', content: 'Which language should it be in?', nextSpeaker: USER_SPEAKER };
-            void rawRequest(external, ProposeMoveV1.subject, {
-              groupId: turn.groupId,
-              speakerId: agentId,
-              turn: turn.turn,
-              ...move,
-            });
-          },
-        }),
+      agents.push(
+        await startSelfSpeakingAgent(platform.client, 'mcp-greeter', greeterMoves('Which language should it be in?')),
       );
-      await external.flush();
 
       const asked = await call<GoalSummary>('submit_goal', {
         goal: 'Write a greeting for the team',
@@ -224,15 +163,7 @@ describe('the MCP endpoint over a running platform', () => {
   );
 
   it('cancel_goal cancels a goal at work, and says why it cannot cancel an ended one', async () => {
-    const silent = await rawRequest(external, RegisterAgentV1.subject, {
-      name: 'mcp-silent',
-      description: 'Listens, and says nothing.',
-      skills: [{ id: 'listen', name: 'Listen', description: 'Listens to the conversation.' }],
-      owner: 'mcp-endpoint-test',
-      endpoint: { kind: 'nats' },
-      metadata: { communicator: 'self' },
-    });
-    expect(silent.ok).toBe(true);
+    agents.push(await startSelfSpeakingAgent(platform.client, 'mcp-silent', () => undefined));
     const submitted = await call<GoalSummary>('submit_goal', { goal: 'Wait in silence', members: ['mcp-silent'] });
     expect(submitted.data.status).toBe('submitted');
     const canceled = await call<GoalSummary>('cancel_goal', { goalId: submitted.data.goalId, reason: 'Enough' });
