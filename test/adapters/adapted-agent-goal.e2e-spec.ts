@@ -124,4 +124,22 @@ describe('an A2A agent in a goal, across the platform', () => {
     // One A2A task from start to finish: the answer went to the task that asked.
     expect(weather.briefs).toHaveLength(1);
   });
+
+  it('is changed and removed over REST by its owner only', async () => {
+    const listed = await http<{ items: Array<{ id: string; name: string }> }>('GET', '/v1/agents');
+    const id = listed.body.items.find((item) => item.name === 'weather-oracle')!.id;
+    const stranger = await http('PATCH', `/v1/agents/${id}`, { owner: 'someone-else', description: 'Mine now.' });
+    expect(stranger).toMatchObject({ status: 403, body: { error: 'FORBIDDEN' } });
+    const changed = await http<{ agent: { description: string; revision: number } }>('PATCH', `/v1/agents/${id}`, {
+      owner: 'team-weather@example.org',
+      description: 'Forecasts for any city, rain included.',
+    });
+    expect(changed).toMatchObject({
+      status: 200,
+      body: { agent: { description: 'Forecasts for any city, rain included.' } },
+    });
+    const removed = await http('DELETE', `/v1/agents/${id}`, { owner: 'team-weather@example.org' });
+    expect(removed).toMatchObject({ status: 200, body: { id, deregistered: true } });
+    expect((await http('GET', `/v1/agents/${id}`)).status).toBe(404);
+  });
 });

@@ -129,6 +129,8 @@ describe('adapters service', () => {
       ADAPTERS_CALL_TIMEOUT_MS: '5000',
     });
     services.push(await createService(RegistryModule, { name: 'registry', logger: false }));
+    // Two replicas: they share each agent's task subject (queue group), so every task must be handled once.
+    services.push(await createService(AdaptersModule, { name: 'adapters', logger: false }));
     services.push(await createService(AdaptersModule, { name: 'adapters', logger: false }));
     nats = await connectRaw(infrastructure.natsUrl);
     // The scheduler's report subject: record every report; a canceled task is refused as the scheduler would.
@@ -236,6 +238,24 @@ describe('adapters service', () => {
         false,
       );
     });
+  });
+
+  it('two replicas serve an agent registered through either, and each task is handled exactly once', async () => {
+    const agent = await startA2aWeatherAgent({ name: 'Shared Weather' });
+    try {
+      const adapted = await register({ endpoint: { kind: 'a2a', url: agent.url } });
+      const assigned = [];
+      for (const city of ['Arles', 'Brest', 'Caen', 'Dijon', 'Evian', 'Foix', 'Gap', 'Hyeres']) {
+        assigned.push(await assign(adapted.agent.id, `Will it rain in ${city}?`));
+      }
+      for (const task of assigned) expect(await finalReport(task.taskId)).toMatchObject({ state: 'completed' });
+      expect(agent.briefs).toHaveLength(assigned.length);
+      for (const task of assigned) {
+        expect(reportsOf(task.taskId).filter((report) => report.content?.endsWith('took the task'))).toHaveLength(1);
+      }
+    } finally {
+      await agent.stop();
+    }
   });
 
   it('an A2A v0.3 agent works the same, spoken to with the v0.3 methods', async () => {
