@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +13,10 @@ const here = dirname(fileURLToPath(import.meta.url));
  * toolchain is a broken machine, not a reason to skip.
  */
 export async function buildGoAgent(): Promise<string> {
-  const output = join(mkdtempSync(join(tmpdir(), 'ioa-go-agent-')), 'go-agent');
+  const directory = mkdtempSync(join(tmpdir(), 'ioa-go-agent-'));
+  // Removed when the test process ends, whatever happened (a 7 MB binary per run would pile up in /tmp).
+  process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
+  const output = join(directory, 'go-agent');
   try {
     await promisify(execFile)('go', ['build', '-o', output, '.'], {
       cwd: here,
