@@ -39,6 +39,8 @@ const seen = {
   /** Handlers for this name wait until the gate opens. */
   hangOn: undefined as string | undefined,
   gate: undefined as Promise<void> | undefined,
+  /** Handlers for these names take this long (a slow handler doing real work, not a test waiting). */
+  slowMs: new Map<string, number>(),
 };
 
 @Injectable()
@@ -59,6 +61,8 @@ class ProbeConsumer implements OnApplicationBootstrap {
     seen.deliveries.set(event.name, [...(seen.deliveries.get(event.name) ?? []), Date.now()]);
     if (seen.poison.has(event.name)) throw new Error(`cannot index ${event.name}`);
     if (event.name === seen.hangOn) await seen.gate;
+    const slowMs = seen.slowMs.get(event.name);
+    if (slowMs) await new Promise((resolve) => setTimeout(resolve, slowMs));
     seen.handled.push({ subject, name: event.name });
   }
 }
@@ -165,6 +169,8 @@ describe('stream consumers that cannot stall (real nats-server)', () => {
       filter_subject: AgentCameOnlineV1.subject,
       max_deliver: MAX_DELIVERIES,
       backoff: BACKOFF_MS.map((delay) => delay * 1_000_000),
+      // JetStream's ack wait is the first backoff step; asking for anything else made every boot "update" it.
+      ack_wait: BACKOFF_MS[0] * 1_000_000,
     });
     const consumers: string[] = [];
     for await (const consumer of manager.consumers.list(REGISTRY_EVENTS_STREAM)) consumers.push(consumer.name);
@@ -202,6 +208,17 @@ describe('stream consumers that cannot stall (real nats-server)', () => {
     const info = await manager.consumers.info(REGISTRY_EVENTS_STREAM, WENT_OFFLINE_CONSUMER);
     expect(info.num_ack_pending).toBe(0);
     expect(info.num_pending).toBe(0);
+  });
+
+  it('delivers an event once to a handler that runs far past the ack wait (the first backoff step)', async () => {
+    seen.slowMs.set('slow', BACKOFF_MS[0] * 8);
+    await publish(AgentWentOfflineV1.subject, presence('slow'));
+    await expectEventually(() => seen.handled.some((event) => event.name === 'slow'));
+    // An event behind it: a duplicate delivery of "slow" would have been handled before this one.
+    await publish(AgentWentOfflineV1.subject, presence('after-slow'));
+    await expectEventually(() => seen.handled.some((event) => event.name === 'after-slow'));
+    // The in-progress heartbeats kept the server from delivering it again while the handler ran.
+    expect(seen.deliveries.get('slow')).toHaveLength(1);
   });
 
   it('dead-letters a payload that fails validation at once, without calling the handler', async () => {
@@ -259,6 +276,7 @@ describe('stream consumers that cannot stall (real nats-server)', () => {
 
     open();
     await expectEventually(() => seen.handled.some((event) => event.name === 'queued-39'));
+
     await expectEventually(async () => (await health()).status === 'ok');
   });
 
@@ -332,7 +350,7 @@ describe('a consumer whose retries fill its ack-pending limit (real nats-server)
     connection = await connectRaw(nats.url);
     // Long retry delays and a small limit: the poison events sit in their backoff and hold every slot.
     bus = new EventBus(connection, {
-      events: { backoffMs: [60_000], maxDeliveries: 2, maxAckPending: 5, stuckAfterMs: 60_000, ackWaitMs: 30_000 },
+      events: { backoffMs: [60_000], maxDeliveries: 2, maxAckPending: 5, stuckAfterMs: 60_000 },
     });
   });
 

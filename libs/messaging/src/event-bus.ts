@@ -57,8 +57,6 @@ export interface EventDeliveryPolicy {
   stuckAfterMs: number;
   /** Unacknowledged events a consumer may hold (waiting retries included) before the server stops delivering. */
   maxAckPending: number;
-  /** How long a first delivery may go unacknowledged (a running handler keeps extending it). */
-  ackWaitMs: number;
 }
 
 export const DEFAULT_EVENT_DELIVERY_POLICY: Readonly<EventDeliveryPolicy> = Object.freeze({
@@ -67,7 +65,6 @@ export const DEFAULT_EVENT_DELIVERY_POLICY: Readonly<EventDeliveryPolicy> = Obje
   stuckAfterMs: 60_000,
   // Poison events waiting for their retry count here too; the limit must leave room for a burst of them.
   maxAckPending: 10_000,
-  ackWaitMs: 30_000,
 });
 
 const DUPLICATE_WINDOW_NS = 2 * 60 * 1_000_000_000;
@@ -276,7 +273,9 @@ export class EventBus implements OnApplicationShutdown {
   } {
     return {
       filter_subject: subject,
-      ack_wait: this.policy.ackWaitMs * NS_PER_MS,
+      // With a backoff, JetStream takes the first delay as the ack wait whatever is asked (nats-server 2.9 and
+      // later); asking for it avoids an "update" at every boot and keeps the heartbeat below in step with it.
+      ack_wait: this.policy.backoffMs[0] * NS_PER_MS,
       backoff: this.policy.backoffMs.map((delay) => delay * NS_PER_MS),
       max_deliver: this.policy.maxDeliveries,
       max_ack_pending: this.policy.maxAckPending,
@@ -334,14 +333,13 @@ export class EventBus implements OnApplicationShutdown {
     }
   }
 
-  /** The server's ack deadline for this delivery: the ack wait at first, then the backoff step (as JetStream does). */
+  /**
+   * Half the server's ack deadline for this delivery: JetStream times delivery n by backoff step n (the first
+   * step is also the ack wait), so a handler slower than the first delay is kept from being delivered twice.
+   */
   private heartbeatMs(message: JsMsg): number {
-    const deliveries = message.info.deliveryCount;
-    const deadline =
-      deliveries <= 1
-        ? this.policy.ackWaitMs
-        : (this.policy.backoffMs[Math.min(deliveries, this.policy.backoffMs.length) - 1] ?? this.policy.ackWaitMs);
-    return deadline / 2;
+    const step = Math.min(message.info.deliveryCount, this.policy.backoffMs.length) - 1;
+    return this.policy.backoffMs[Math.max(step, 0)] / 2;
   }
 
   /** Stores the event as a dead letter, then acknowledges it; if storing fails, the event stays for redelivery. */
