@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { INestApplication } from '@nestjs/common';
 import {
   Role,
   TaskState,
@@ -12,13 +11,12 @@ import {
 } from '@a2a-js/sdk';
 import { Client, ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
-import { ListAgentsV1, type GoalV1, type ListAgentsV1Response } from '@ioa/contracts';
+import type { GoalV1 } from '@ioa/contracts';
 import { expectEventually } from '@ioa/testing';
-// The facade is tested over the real platform (registry, discovery, chat, scheduler, agent-host), booted as the
-// system tests boot it.
-import { startAgentPlatform, type AgentPlatform } from '../../../../test/support/agent-platform.js';
+import type { AgentPlatform } from '../../../../test/support/agent-platform.js';
 import { createGatewayApp } from '../gateway.app.js';
 import { GOAL_ID_METADATA_KEY } from './goal-agent-executor.js';
+import { startGatewayOverPlatform, type GatewayOverPlatform } from './testing/gateway-over-platform.js';
 import { greeterMoves, startSelfSpeakingAgent, type SelfSpeakingAgent } from './testing/self-speaking-agent.js';
 
 const GOAL_DEADLINE_MS = 90_000;
@@ -69,8 +67,8 @@ function goalIdOf(task: Task): string {
  * on a bare NATS connection), on a real broker and database.
  */
 describe('the A2A facade over a running platform', () => {
+  let stack: GatewayOverPlatform;
   let platform: AgentPlatform;
-  let gateway: INestApplication;
   let baseUrl: string;
   const agents: SelfSpeakingAgent[] = [];
   let client: Client;
@@ -81,20 +79,8 @@ describe('the A2A facade over a running platform', () => {
   }
 
   beforeAll(async () => {
-    platform = await startAgentPlatform({ environment: { AGENT_HOST_HEARTBEAT_MS: '1000' } });
-    gateway = await createGatewayApp({ logger: false });
-    await gateway.listen(0, '127.0.0.1');
-    baseUrl = (await gateway.getUrl()).replace('[::1]', '127.0.0.1');
-    await expectEventually(
-      async () => {
-        const page = await platform.call<ListAgentsV1Response>(ListAgentsV1.subject, {
-          owner: 'ioa-builtin',
-          status: 'online',
-        });
-        return page.items.length === 3;
-      },
-      { timeoutMs: 120_000, message: 'the built-in agents come online' },
-    );
+    stack = await startGatewayOverPlatform();
+    ({ platform, baseUrl } = stack);
     agents.push(
       await startSelfSpeakingAgent(
         platform.client,
@@ -110,8 +96,7 @@ describe('the A2A facade over a running platform', () => {
 
   afterAll(async () => {
     agents.forEach((agent) => agent.stop());
-    await gateway?.close();
-    await platform?.stop();
+    await stack?.stop();
   }, 60_000);
 
   it('serves an agent card whose skills are the goal skill and the network’s online agents', async () => {

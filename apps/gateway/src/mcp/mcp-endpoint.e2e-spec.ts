@@ -1,14 +1,10 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { INestApplication } from '@nestjs/common';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { ListAgentsV1, type ListAgentsV1Response } from '@ioa/contracts';
 import { expectEventually } from '@ioa/testing';
-// The endpoint is tested over the real platform (registry, discovery, chat, scheduler, agent-host), booted as the
-// system tests boot it.
-import { startAgentPlatform, type AgentPlatform } from '../../../../test/support/agent-platform.js';
+import type { AgentPlatform } from '../../../../test/support/agent-platform.js';
+import { startGatewayOverPlatform, type GatewayOverPlatform } from '../a2a/testing/gateway-over-platform.js';
 import { greeterMoves, startSelfSpeakingAgent, type SelfSpeakingAgent } from '../a2a/testing/self-speaking-agent.js';
-import { createGatewayApp } from '../gateway.app.js';
 import type { AgentSummary, GoalSummary } from './goal-tools.service.js';
 
 const GOAL_DEADLINE_MS = 90_000;
@@ -25,8 +21,8 @@ interface ToolAnswer<T> {
  * database.
  */
 describe('the MCP endpoint over a running platform', () => {
+  let stack: GatewayOverPlatform;
   let platform: AgentPlatform;
-  let gateway: INestApplication;
   let baseUrl: string;
   let client: Client;
   const agents: SelfSpeakingAgent[] = [];
@@ -49,20 +45,8 @@ describe('the MCP endpoint over a running platform', () => {
   }
 
   beforeAll(async () => {
-    platform = await startAgentPlatform({ environment: { AGENT_HOST_HEARTBEAT_MS: '1000' } });
-    gateway = await createGatewayApp({ logger: false });
-    await gateway.listen(0, '127.0.0.1');
-    baseUrl = (await gateway.getUrl()).replace('[::1]', '127.0.0.1');
-    await expectEventually(
-      async () => {
-        const page = await platform.call<ListAgentsV1Response>(ListAgentsV1.subject, {
-          owner: 'ioa-builtin',
-          status: 'online',
-        });
-        return page.items.length === 3;
-      },
-      { timeoutMs: 120_000, message: 'the built-in agents come online' },
-    );
+    stack = await startGatewayOverPlatform();
+    ({ platform, baseUrl } = stack);
     client = new Client({ name: 'mcp-endpoint-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`)));
   }, 180_000);
@@ -70,8 +54,7 @@ describe('the MCP endpoint over a running platform', () => {
   afterAll(async () => {
     await client?.close();
     agents.forEach((agent) => agent.stop());
-    await gateway?.close();
-    await platform?.stop();
+    await stack?.stop();
   }, 60_000);
 
   it('lists the platform’s tools, each with an input schema', async () => {
