@@ -62,7 +62,15 @@ function newMessage(overrides: Partial<GroupMessage> = {}): GroupMessage {
 }
 
 function newGroup(overrides: Partial<GroupChange> = {}): GroupChange {
-  return { id: GROUP, state: 'discussing', currentSpeaker: LEADER, conclusion: null, reason: 'moved on', ...overrides };
+  return {
+    id: GROUP,
+    state: 'discussing',
+    currentSpeaker: LEADER,
+    conclusion: null,
+    reason: 'moved on',
+    previousState: 'paused',
+    ...overrides,
+  };
 }
 
 function newUsage(overrides: Partial<ModelUsageV1> = {}): ModelUsageV1 {
@@ -351,7 +359,9 @@ describe('the group’s state', () => {
 
   it('a re-opened group (discussing again) resumes a completed goal with a new round', () => {
     const completed = newGoal({ status: 'completed', promptTokens: 40, endedAt: STARTED });
-    const transition = expectTransition(groupStateChanged(completed, newGroup({ state: 'discussing' }), NOW));
+    const transition = expectTransition(
+      groupStateChanged(completed, newGroup({ state: 'discussing', previousState: 'concluded' }), NOW),
+    );
     expect(transition.goal).toMatchObject({
       status: 'working',
       roundStartTokens: 40,
@@ -359,6 +369,17 @@ describe('the group’s state', () => {
       endedAt: null,
     });
   });
+
+  it.each(['discussing', 'paused', 'awaiting_sync_tasks'] as const)(
+    'a %s change from before the conclusion, arriving after it, leaves a completed goal completed',
+    (previousState) => {
+      const completed = newGoal({ status: 'completed', endedAt: STARTED });
+      expect(groupStateChanged(completed, newGroup({ state: 'discussing', previousState }), NOW)).toMatchObject({
+        outcome: 'unchanged',
+        why: expect.stringContaining('from before the conclusion'),
+      });
+    },
+  );
 });
 
 describe('budgets', () => {

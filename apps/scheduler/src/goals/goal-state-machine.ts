@@ -124,6 +124,8 @@ export interface GroupChange {
   conclusion: string | null;
   /** Why the state changed, as chat reported it. */
   reason: string;
+  /** The state the group left; only a change out of `concluded` is a re-opening. */
+  previousState: GroupState;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -312,10 +314,21 @@ export function groupStateChanged(goal: GoalSnapshot, group: GroupChange, now: D
     case 'discussing':
     case 'awaiting_sync_tasks':
     case 'paused':
+      if (goal.status === 'completed') {
+        // Events of one group can reach the scheduler out of order (replicas share its consumer): a change that
+        // happened before the conclusion must not bring the goal back; only the follow-up's re-opening does.
+        if (group.previousState !== 'concluded') {
+          return {
+            outcome: 'unchanged',
+            why: `a ${group.previousState} → ${group.state} change from before the conclusion`,
+          };
+        }
+        draft.goal.waitingForUser = group.currentSpeaker === USER_SPEAKER;
+        draft.resume();
+        return draft.transition();
+      }
       draft.goal.waitingForUser = group.currentSpeaker === USER_SPEAKER;
-      if (goal.status === 'completed')
-        draft.resume(); // re-opened by a follow-up
-      else draft.syncConversationStatus();
+      draft.syncConversationStatus();
       return draft.transition();
   }
 }

@@ -57,6 +57,7 @@ export class GroupEventsService {
         currentSpeaker: group.currentSpeaker,
         conclusion: group.conclusion,
         reason: event.reason,
+        previousState: event.previousState,
       };
       await this.lifecycle.apply(unit, goal, groupStateChanged(goal, change, new Date()));
     });
