@@ -16,8 +16,8 @@ import { expectEventually } from '@ioa/testing';
 import type { AgentPlatform } from '../../../../test/support/agent-platform.js';
 import { createGatewayApp } from '../gateway.app.js';
 import { GOAL_ID_METADATA_KEY } from './goal-agent-executor.js';
-import { startGatewayOverPlatform, type GatewayOverPlatform } from './testing/gateway-over-platform.js';
-import { greeterMoves, startSelfSpeakingAgent, type SelfSpeakingAgent } from './testing/self-speaking-agent.js';
+import { startGatewayOverPlatform, type GatewayOverPlatform } from '../testing/gateway-over-platform.js';
+import { greeterMoves, startSelfSpeakingAgent, type SelfSpeakingAgent } from '../testing/self-speaking-agent.js';
 
 const GOAL_DEADLINE_MS = 90_000;
 

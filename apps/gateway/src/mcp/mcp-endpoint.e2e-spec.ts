@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { expectEventually } from '@ioa/testing';
 import type { AgentPlatform } from '../../../../test/support/agent-platform.js';
-import { startGatewayOverPlatform, type GatewayOverPlatform } from '../a2a/testing/gateway-over-platform.js';
-import { greeterMoves, startSelfSpeakingAgent, type SelfSpeakingAgent } from '../a2a/testing/self-speaking-agent.js';
+import { startGatewayOverPlatform, type GatewayOverPlatform } from '../testing/gateway-over-platform.js';
+import { greeterMoves, startSelfSpeakingAgent, type SelfSpeakingAgent } from '../testing/self-speaking-agent.js';
 import type { AgentSummary, GoalSummary } from './goal-tools.service.js';
 
 const GOAL_DEADLINE_MS = 90_000;

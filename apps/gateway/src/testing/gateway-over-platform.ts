@@ -1,8 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { ListAgentsV1, type ListAgentsV1Response } from '@ioa/contracts';
 import { expectEventually } from '@ioa/testing';
-import { startAgentPlatform, type AgentPlatform } from '../../../../../test/support/agent-platform.js';
-import { createGatewayApp } from '../../gateway.app.js';
+import { startAgentPlatform, type AgentPlatform } from '../../../../test/support/agent-platform.js';
+import { createGatewayApp } from '../gateway.app.js';
 
 export interface GatewayOverPlatform {
   platform: AgentPlatform;
