@@ -12,6 +12,8 @@ import {
   HeartbeatAgentV1,
   ListAgentsV1,
   RegisterAgentV1,
+  RegistryListDeadLettersV1,
+  RegistryReplayDeadLetterV1,
   REGISTRY_EVENTS_STREAM,
   RegistryHealthV1,
   UpdateAgentV1,
@@ -334,7 +336,16 @@ describe('the agent registry over NATS', () => {
 
     it('covers every registry request subject', () => {
       expect(registrySubjects.map((contract) => contract.subject).sort()).toEqual(
-        [RegisterAgentV1, UpdateAgentV1, DeregisterAgentV1, GetAgentV1, ListAgentsV1, HeartbeatAgentV1]
+        [
+          RegisterAgentV1,
+          UpdateAgentV1,
+          DeregisterAgentV1,
+          GetAgentV1,
+          ListAgentsV1,
+          HeartbeatAgentV1,
+          RegistryListDeadLettersV1,
+          RegistryReplayDeadLetterV1,
+        ]
           .map((contract) => contract.subject)
           .sort(),
       );
@@ -348,7 +359,8 @@ describe('the agent registry over NATS', () => {
       ['JSON null', 'null', 'VALIDATION_FAILED'],
       [
         'fields of the wrong type',
-        JSON.stringify({ id: 42, name: 42, owner: 7, status: 'sleepy', limit: 'many', skills: 'all' }),
+        // `id` 4.5: a UUID nowhere, and not the integer a dead letter's id is.
+        JSON.stringify({ id: 4.5, name: 42, owner: 7, status: 'sleepy', limit: 'many', skills: 'all', afterId: 'x' }),
         'VALIDATION_FAILED',
       ],
     ])('answers %s on every registry subject with a structured error, and keeps serving', async (_, body, code) => {
