@@ -121,4 +121,23 @@ describe('agent presence', () => {
     expect(reply.error).toMatchObject({ code: 'NOT_FOUND', retryable: false });
     expect(reply.error?.message).toMatch(/register it again/);
   });
+
+  it('after an outage longer than the TTL, gives live agents one TTL to heartbeat before sweeping them', async () => {
+    const { agent } = await client.request(RegisterAgentV1, newAgentRegistration());
+    await service.close();
+    const downAt = Date.now();
+    // The outage: the agent's heartbeats cannot be answered for longer than its TTL.
+    await expectEventually(() => Date.now() - downAt > 1_500, { intervalMs: 100 });
+
+    service = await createService(RegistryModule, { name: 'registry', logger: false });
+    client = service.get(ContractClient);
+    const upAt = Date.now();
+    // The agent's next heartbeat comes within its period (a third of the TTL), after several sweep ticks.
+    await expectEventually(() => Date.now() - upAt > 350, { intervalMs: 50 });
+    const heartbeat = await rawRequest(external, HeartbeatAgentV1.subject, { id: agent.id });
+    expect(heartbeat).toEqual({ ok: true, data: { status: 'online', heartbeatTtlSeconds: 1 } });
+
+    expect(watcher.about(agent.id).map((event) => event.subject)).toEqual(['ioa.registry.agent.registered.v1']);
+    await expect(client.request(GetAgentV1, { id: agent.id })).resolves.toMatchObject({ status: 'online' });
+  });
 });

@@ -22,6 +22,7 @@ export class PresenceSweeper implements OnApplicationBootstrap, OnModuleDestroy 
   private readonly logger = new Logger(PresenceSweeper.name);
   private running?: Promise<void>;
   private failing = false;
+  private bootedAt = Date.now();
 
   constructor(
     private readonly agents: AgentsRepository,
@@ -30,6 +31,7 @@ export class PresenceSweeper implements OnApplicationBootstrap, OnModuleDestroy 
   ) {}
 
   onApplicationBootstrap(): void {
+    this.bootedAt = Date.now();
     this.schedules.addInterval(
       PRESENCE_SWEEP,
       setInterval(() => this.tick(), this.config.presenceSweepMs),
@@ -38,6 +40,9 @@ export class PresenceSweeper implements OnApplicationBootstrap, OnModuleDestroy 
 
   /** One tick; skipped while the previous one still runs (a slow database must not pile sweeps up). */
   private tick(): void {
+    // While this replica was down (or the registry was), heartbeats went unanswered: a live agent's last one may be
+    // older than the TTL through no fault of its own. It gets one TTL from our boot to be heard before it is judged.
+    if (Date.now() - this.bootedAt < this.config.heartbeatTtlSeconds * 1000) return;
     this.running ??= this.sweep()
       .then(
         () => {
