@@ -257,7 +257,17 @@ async function startStackWithCleanups(
         command: process.execPath,
         args: ['--enable-source-maps', '--import', watchdogUrl(distDir), entry],
         // Own process group: a Ctrl-C reaches the launcher only, which then stops the services in order.
-        spawnOptions: { cwd: REPOSITORY_ROOT, env: environment, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+        spawnOptions: {
+          cwd: REPOSITORY_ROOT,
+          // A stable id per replica: a restarted agent-host takes back the work it owned at once, instead of
+          // waiting for its lease to run out (each replica needs its own, or two would take each other's work).
+          env: {
+            ...environment,
+            AGENT_HOST_INSTANCE_ID: environment.AGENT_HOST_INSTANCE_ID ?? `local-${service}-${replica}`,
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+          detached: true,
+        },
         mode: options.restart ?? 'unless-stopped',
         policy: options.restartPolicy ?? UNLESS_STOPPED,
         onLine: (line) => output(label, line),

@@ -55,8 +55,9 @@ export const FAULT_ENVIRONMENT: NodeJS.ProcessEnv = {
   SCHEDULER_DISPATCH_BACKOFF_MS: '200',
   SCHEDULER_DISPATCH_TIMEOUT_MS: '2000',
   REQUEST_TIMEOUT_MS: '3000',
-  // EVENT_RETRY_BACKOFF_MS stays at its default: JetStream takes a consumer's ack wait from the first backoff delay,
-  // so a short first delay would redeliver every handler slower than it while it still runs.
+  // Work an agent-host replica owned when it died is taken over by another after this lease (a restarted replica
+  // takes its own back at once: the launcher gives each replica a stable AGENT_HOST_INSTANCE_ID).
+  AGENT_HOST_WORK_LEASE_MS: '3000',
 };
 
 const STARTED = /Nest (microservice|application) successfully started/;
