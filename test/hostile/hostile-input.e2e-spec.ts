@@ -24,6 +24,7 @@ import {
 } from '@ioa/contracts';
 import { createService } from '@ioa/messaging';
 import { connectRaw, expectEventually, startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
+import { AdaptersModule } from '../../apps/adapters/src/adapters.module.js';
 import { AgentHostModule } from '../../apps/agent-host/src/agent-host.module.js';
 import { ChatModule } from '../../apps/chat/src/chat.module.js';
 import { DiscoveryModule } from '../../apps/discovery/src/discovery.module.js';
@@ -61,6 +62,7 @@ const SERVED_OWNERS: ReadonlySet<ContractOwner> = new Set<ContractOwner>([
   'scheduler',
   'agent',
   'agent-host',
+  'adapters',
 ]);
 
 interface Failure {
@@ -179,13 +181,14 @@ describe('hostile input: nothing a peer sends stops the network', () => {
     process.on('uncaughtException', onCrash);
     process.on('unhandledRejection', onCrash);
     infrastructure = await startTestInfrastructure();
-    infrastructure.applyEnvironment({ AGENT_HOST_HEARTBEAT_MS: '1000' });
+    infrastructure.applyEnvironment({ AGENT_HOST_HEARTBEAT_MS: '1000', ADAPTERS_CALLBACK_PORT: '0' });
     for (const [module, name] of [
       [RegistryModule, 'registry'],
       [DiscoveryModule, 'discovery'],
       [ChatModule, 'chat'],
       [SchedulerModule, 'scheduler'],
       [AgentHostModule, 'agent-host'],
+      [AdaptersModule, 'adapters'],
     ] as const) {
       services.push(await createService(module, { name, logger: ['fatal'] }));
     }

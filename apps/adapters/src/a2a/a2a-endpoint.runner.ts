@@ -55,7 +55,11 @@ export class A2aEndpointRunner implements EndpointRunner {
   constructor(@Inject(adaptersConfig.KEY) private readonly config: AdaptersConfig) {}
 
   async describe(target: EndpointTarget): Promise<EndpointProfile> {
-    return profileFromA2aCard(await this.readCard(target));
+    return profileFromA2aCard(
+      await withRetries(`Reading the A2A agent card at ${target.url}`, { attempts: 1 }, () =>
+        this.resolver(target, this.config.probeTimeoutMs).resolve(target.url),
+      ),
+    );
   }
 
   async probe(target: EndpointTarget): Promise<void> {

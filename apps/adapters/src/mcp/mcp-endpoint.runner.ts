@@ -43,27 +43,34 @@ export class McpEndpointRunner implements EndpointRunner {
   ) {}
 
   async describe(target: EndpointTarget): Promise<EndpointProfile> {
-    return this.withClient(target, undefined, async (client) => {
-      const tools = await this.listTools(client, target);
-      const server = client.getServerVersion();
-      const skills: AgentSkillV1[] = tools.slice(0, 50).map((tool, index) => ({
-        id: slugOf(tool.name, `tool-${index + 1}`),
-        name: tool.name.slice(0, 120),
-        description: (tool.description || tool.name).slice(0, 2000),
-        tags: ['mcp-tool'],
-        examples: [],
-      }));
-      return {
-        name: server?.name ? slugOf(server.name, 'mcp-server') : undefined,
-        description: client.getInstructions()?.slice(0, 4000) || undefined,
-        skills: skills.length > 0 ? skills : undefined,
-        version: server?.version && /^[0-9A-Za-z.+-]{1,40}$/.test(server.version) ? server.version : undefined,
-      };
-    });
+    const quick = { ...target, settings: { ...target.settings, timeoutMs: this.config.probeTimeoutMs } };
+    return this.withClient(
+      quick,
+      undefined,
+      async (client) => {
+        const tools = await this.listTools(client, quick);
+        const server = client.getServerVersion();
+        const skills: AgentSkillV1[] = tools.slice(0, 50).map((tool, index) => ({
+          id: slugOf(tool.name, `tool-${index + 1}`),
+          name: tool.name.slice(0, 120),
+          description: (tool.description || tool.name).slice(0, 2000),
+          tags: ['mcp-tool'],
+          examples: [],
+        }));
+        return {
+          name: server?.name ? slugOf(server.name, 'mcp-server') : undefined,
+          description: client.getInstructions()?.slice(0, 4000) || undefined,
+          skills: skills.length > 0 ? skills : undefined,
+          version: server?.version && /^[0-9A-Za-z.+-]{1,40}$/.test(server.version) ? server.version : undefined,
+        };
+      },
+      this.config.probeTimeoutMs,
+      1,
+    );
   }
 
   async probe(target: EndpointTarget): Promise<void> {
-    await this.withClient(target, undefined, () => Promise.resolve(), this.config.probeTimeoutMs);
+    await this.withClient(target, undefined, () => Promise.resolve(), this.config.probeTimeoutMs, 1);
   }
 
   async run(task: TaskRun): Promise<TaskOutcome> {
@@ -198,10 +205,11 @@ export class McpEndpointRunner implements EndpointRunner {
     signal: AbortSignal | undefined,
     work: (client: Client) => Promise<T>,
     timeoutMs = this.timeoutOf(target),
+    attempts = this.config.callAttempts,
   ): Promise<T> {
     const client = await withRetries(
       `Connecting to the MCP server at ${target.url}`,
-      { attempts: this.config.callAttempts, signal },
+      { attempts, signal },
       async () => {
         const candidate = new Client({ name: 'ioa-adapters', version: '1.0.0' });
         const transport = new StreamableHTTPClientTransport(new URL(target.url));

@@ -52,6 +52,10 @@ export type TaskOutcome =
 /** One endpoint kind: how to read its self-description, whether it is up, and how to run a task on it. */
 export interface EndpointRunner {
   readonly kind: AdaptedEndpointKind;
+  /**
+   * Reads what the endpoint says about itself. Registration calls it inside a request/reply, so it must answer
+   * within the caller's timeout: one attempt, with the probe timeout.
+   */
   describe(target: EndpointTarget): Promise<EndpointProfile>;
   /** Resolves when the endpoint answers at all; throws with the reason when it does not. */
   probe(target: EndpointTarget): Promise<void>;
