@@ -11,7 +11,7 @@ import { parseRestartMode, UNLESS_STOPPED, type RestartMode, type RestartPolicy 
 import { isAlive, SupervisedProcess } from './supervised-process.js';
 
 /**
- * The local stack: NATS with JetStream, PostgreSQL with pgvector, and the six services as separate Node processes
+ * The local stack: NATS with JetStream, PostgreSQL with pgvector, and the seven services as separate Node processes
  * (the same topology as in production, only on one machine). `npm start` and `npm run demo` are thin shells
  * around `startStack`.
  */
