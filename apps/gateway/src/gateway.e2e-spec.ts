@@ -225,6 +225,7 @@ describe('the gateway without services behind it', () => {
     expect(status).toBe(503);
     expect(body).toEqual({
       status: 'degraded',
+      ready: false,
       nats: 'up',
       database: 'unknown',
       services: Object.fromEntries(
@@ -235,6 +236,8 @@ describe('the gateway without services behind it', () => {
       ),
     });
     expect(elapsedMs).toBeLessThan(REQUEST_TIMEOUT_MS + SLACK_MS);
+    // Not ready either: without the registry and discovery the API cannot serve.
+    await expect(get('/health/ready')).resolves.toMatchObject({ status: 503, body: { ready: false } });
   });
 
   it('answers a body that is not JSON with 400 MALFORMED_PAYLOAD, as NATS does', async () => {

@@ -201,6 +201,9 @@ describe('dead letters and consumer health over HTTP', () => {
     });
     expect(stuck.status).toBe('degraded');
     expect(stuck.services.chat.consumers?.[0]).toMatchObject({ name: CONSUMER, stuck: true });
+    // The gateway still serves: readiness is not taken away by a stuck consumer elsewhere.
+    const ready = await http<{ ready: boolean }>('GET', '/health/ready');
+    expect(ready).toMatchObject({ status: 200, body: { ready: true } });
 
     open();
     await expectEventually(() => probe.handled.includes('queued-39'));

@@ -26,4 +26,15 @@ export class HealthController {
     response.status(health.status === 'ok' ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE);
     return health;
   }
+
+  /** For readiness probes: whether this gateway can serve the API, which a stuck consumer elsewhere does not change. */
+  @Get('ready')
+  @ApiOperation({ summary: 'Whether the gateway can serve the API (readiness): 200 or 503, with the same body' })
+  @ApiOkResponse({ type: PlatformHealthDto, description: 'NATS, the registry and discovery answer.' })
+  @ApiServiceUnavailableResponse({ type: PlatformHealthDto, description: 'Not ready; the body says what is down.' })
+  async ready(@Res({ passthrough: true }) response: StatusSettable): Promise<PlatformHealthDto> {
+    const health = await this.health.check();
+    response.status(health.ready ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE);
+    return health;
+  }
 }

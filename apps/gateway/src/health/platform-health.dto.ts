@@ -90,6 +90,13 @@ export class PlatformHealthDto {
   })
   status: 'ok' | 'degraded';
 
+  @ApiProperty({
+    description:
+      'Whether the API can serve (NATS up, the registry and discovery answering with their database up): what ' +
+      '`GET /health/ready` answers with 200 or 503. A stuck consumer degrades `status` but not this.',
+  })
+  ready: boolean;
+
   @ApiProperty({ enum: ['up', 'down'] })
   nats: Reachability;
 

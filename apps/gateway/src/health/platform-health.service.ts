@@ -55,9 +55,18 @@ export class PlatformHealthService {
     const required = REQUIRED_SERVICES.map((name) => services[name]);
     // A stuck consumer stalls whatever flows through it (task results, goal progress), wherever it runs.
     const stuck = Object.values(services).some((service) => service.consumers?.some((consumer) => consumer.stuck));
-    const healthy =
-      nats === 'up' && !stuck && required.every((service) => service.status === 'up' && service.database === 'up');
-    return { status: healthy ? 'ok' : 'degraded', nats, database: databaseOf(required), services };
+    const answering = required.every((service) => service.status !== 'down' && service.database === 'up');
+    const healthy = required.every((service) => service.status === 'up');
+    // A stuck consumer (which also makes its own service degraded) is an operator's alarm, not a reason to stop
+    // serving: the services still answer, so readiness ignores it.
+    const ready = nats === 'up' && answering;
+    return {
+      status: ready && healthy && !stuck ? 'ok' : 'degraded',
+      ready,
+      nats,
+      database: databaseOf(required),
+      services,
+    };
   }
 
   /** A round trip to the server, not just the client's idea of its connection state. */
