@@ -8,14 +8,7 @@ export type PayloadClass<T = unknown> = new (...args: never[]) => T;
 
 /** Which bounded context owns a subject (it is the second token of the subject). */
 export type ContractOwner =
-  | 'registry'
-  | 'discovery'
-  | 'chat'
-  | 'scheduler'
-  | 'agent'
-  | 'gateway'
-  | 'agent-host'
-  | 'adapters';
+  'registry' | 'discovery' | 'chat' | 'scheduler' | 'agent' | 'gateway' | 'agent-host' | 'adapters';
 
 export interface RequestContract<Request, Response> {
   readonly kind: 'request';
