@@ -43,11 +43,27 @@ export class GroupEventsService {
     });
   }
 
-  async onGroupStateChanged(event: GroupStateChangedV1Event): Promise<void> {
+  /**
+   * `redelivered` is JetStream's flag: the end of a group waits once for its messages (below), not more, so a
+   * message that never comes cannot hold the goal.
+   */
+  async onGroupStateChanged(event: GroupStateChangedV1Event, redelivered = false): Promise<void> {
     const { group } = event;
     await this.transactions.run(async (unit) => {
       const goal = await lockGoal(unit, group.goalId);
       if (!goal) return this.logger.warn(`Group ${group.id} names unknown goal ${group.goalId}; ignored`);
+      // Messages and state changes come through different consumers, so the concluding message can arrive after
+      // the conclusion. The goal's log (and its event stream, which ends with the goal) must hold every message
+      // first: until it does, the event is handed back for redelivery after the first backoff step.
+      if ((group.state === 'concluded' || group.state === 'failed') && !redelivered) {
+        const logged = await this.log.countGroupMessages(unit, goal.id, group.id, group.lastSeq);
+        if (logged < group.lastSeq) {
+          throw new Error(
+            `group ${group.id} ${group.state} after message ${group.lastSeq}, but ${logged} of its messages are ` +
+              'logged yet; handled again once they are',
+          );
+        }
+      }
       const key = `group:${group.id}:${group.state}:${group.turn}:${group.lastSeq}:${group.updatedAt}`;
       const data = { group, previousState: event.previousState, reason: event.reason };
       if (!(await this.log.append(unit, goal, 'group', data, key))) return;
