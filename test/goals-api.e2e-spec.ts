@@ -13,7 +13,6 @@ import {
   type RegisterAgentV1Response,
   type TurnGrantedV1Event,
 } from '@ioa/contracts';
-import { createService } from '@ioa/messaging';
 import {
   connectRaw,
   expectEventually,
@@ -21,13 +20,9 @@ import {
   startTestInfrastructure,
   type TestInfrastructure,
 } from '@ioa/testing';
-import { AgentHostModule } from '../apps/agent-host/src/agent-host.module.js';
-import { ChatModule } from '../apps/chat/src/chat.module.js';
-import { DiscoveryModule } from '../apps/discovery/src/discovery.module.js';
 import { createGatewayApp } from '../apps/gateway/src/gateway.app.js';
 import { SseClient, type ReceivedSseEvent } from '../apps/gateway/src/goals/testing/sse-client.js';
-import { RegistryModule } from '../apps/registry/src/registry.module.js';
-import { SchedulerModule } from '../apps/scheduler/src/scheduler.module.js';
+import { GOAL_SERVICES, startServices } from './support/platform-services.js';
 
 const GOAL_DEADLINE_MS = 90_000;
 
@@ -71,15 +66,7 @@ describe('goals over HTTP, with the whole platform behind the gateway', () => {
   beforeAll(async () => {
     infrastructure = await startTestInfrastructure();
     infrastructure.applyEnvironment({ AGENT_HOST_HEARTBEAT_MS: '1000' });
-    for (const [module, name] of [
-      [RegistryModule, 'registry'],
-      [DiscoveryModule, 'discovery'],
-      [ChatModule, 'chat'],
-      [SchedulerModule, 'scheduler'],
-      [AgentHostModule, 'agent-host'],
-    ] as const) {
-      services.push(await createService(module, { name, logger: false }));
-    }
+    services.push(...(await startServices(GOAL_SERVICES)));
     gateway = await createGatewayApp({ logger: false });
     await gateway.listen(0, '127.0.0.1');
     baseUrl = (await gateway.getUrl()).replace('[::1]', '127.0.0.1');

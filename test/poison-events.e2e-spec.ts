@@ -5,14 +5,9 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
 import { randomUUID } from 'node:crypto';
 import { MessagePostedV1, TaskUpdatedV1, type GoalV1 } from '@ioa/contracts';
-import { createService } from '@ioa/messaging';
 import { connectRaw, expectEventually, startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
-import { AgentHostModule } from '../apps/agent-host/src/agent-host.module.js';
-import { ChatModule } from '../apps/chat/src/chat.module.js';
-import { DiscoveryModule } from '../apps/discovery/src/discovery.module.js';
 import { createGatewayApp } from '../apps/gateway/src/gateway.app.js';
-import { RegistryModule } from '../apps/registry/src/registry.module.js';
-import { SchedulerModule } from '../apps/scheduler/src/scheduler.module.js';
+import { GOAL_SERVICES, startServices } from './support/platform-services.js';
 
 const POISON_PER_STREAM = 500;
 const GOAL_DEADLINE_MS = 120_000;
@@ -81,15 +76,7 @@ describe('poison events on the streams chat and the scheduler consume', () => {
   beforeAll(async () => {
     infrastructure = await startTestInfrastructure();
     infrastructure.applyEnvironment({ AGENT_HOST_HEARTBEAT_MS: '1000', EVENT_RETRY_BACKOFF_MS: '100,200' });
-    for (const [module, name] of [
-      [RegistryModule, 'registry'],
-      [DiscoveryModule, 'discovery'],
-      [ChatModule, 'chat'],
-      [SchedulerModule, 'scheduler'],
-      [AgentHostModule, 'agent-host'],
-    ] as const) {
-      services.push(await createService(module, { name, logger: false }));
-    }
+    services.push(...(await startServices(GOAL_SERVICES)));
     gateway = await createGatewayApp({ logger: false });
     await gateway.listen(0, '127.0.0.1');
     baseUrl = (await gateway.getUrl()).replace('[::1]', '127.0.0.1');

@@ -2,16 +2,11 @@ import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication, INestMicroservice } from '@nestjs/common';
 import type { GoalV1 } from '@ioa/contracts';
-import { createService } from '@ioa/messaging';
 import { expectEventually, startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
 import { AdaptersModule } from '../../apps/adapters/src/adapters.module.js';
 import { startA2aWeatherAgent, type A2aWeatherAgent } from '../../deploy/local/a2a-weather-agent.js';
-import { AgentHostModule } from '../../apps/agent-host/src/agent-host.module.js';
-import { ChatModule } from '../../apps/chat/src/chat.module.js';
-import { DiscoveryModule } from '../../apps/discovery/src/discovery.module.js';
 import { createGatewayApp } from '../../apps/gateway/src/gateway.app.js';
-import { RegistryModule } from '../../apps/registry/src/registry.module.js';
-import { SchedulerModule } from '../../apps/scheduler/src/scheduler.module.js';
+import { GOAL_SERVICES, startServices } from '../support/platform-services.js';
 
 /**
  * The whole platform with a third-party A2A agent: a person registers it over REST by its URL alone, discovery
@@ -45,16 +40,7 @@ describe('an A2A agent in a goal, across the platform', () => {
       ADAPTERS_HEARTBEAT_MS: '500',
       ADAPTERS_CALLBACK_PORT: '0',
     });
-    for (const [module, name] of [
-      [RegistryModule, 'registry'],
-      [DiscoveryModule, 'discovery'],
-      [ChatModule, 'chat'],
-      [SchedulerModule, 'scheduler'],
-      [AgentHostModule, 'agent-host'],
-      [AdaptersModule, 'adapters'],
-    ] as const) {
-      services.push(await createService(module, { name, logger: false }));
-    }
+    services.push(...(await startServices([...GOAL_SERVICES, [AdaptersModule, 'adapters']])));
     gateway = await createGatewayApp({ logger: false });
     await gateway.listen(0, '127.0.0.1');
     baseUrl = (await gateway.getUrl()).replace('[::1]', '127.0.0.1');

@@ -22,15 +22,9 @@ import {
   type EventContract,
   type RequestContract,
 } from '@ioa/contracts';
-import { createService } from '@ioa/messaging';
 import { connectRaw, expectEventually, startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
 import { AdaptersModule } from '../../apps/adapters/src/adapters.module.js';
-import { AgentHostModule } from '../../apps/agent-host/src/agent-host.module.js';
-import { ChatModule } from '../../apps/chat/src/chat.module.js';
-import { DiscoveryModule } from '../../apps/discovery/src/discovery.module.js';
 import { createGatewayApp } from '../../apps/gateway/src/gateway.app.js';
-import { RegistryModule } from '../../apps/registry/src/registry.module.js';
-import { SchedulerModule } from '../../apps/scheduler/src/scheduler.module.js';
 import { payloadSchemas } from '../../deploy/contract/contract-artefacts.js';
 import {
   hostileBody,
@@ -42,6 +36,7 @@ import {
   toJsonText,
   type JsonSchema,
 } from './hostile-payloads.js';
+import { GOAL_SERVICES, startServices } from '../support/platform-services.js';
 
 /** Fixed, so every run sends the same cases and a failure replays exactly. */
 const SEED = 20_261_123;
@@ -182,16 +177,7 @@ describe('hostile input: nothing a peer sends stops the network', () => {
     process.on('unhandledRejection', onCrash);
     infrastructure = await startTestInfrastructure();
     infrastructure.applyEnvironment({ AGENT_HOST_HEARTBEAT_MS: '1000', ADAPTERS_CALLBACK_PORT: '0' });
-    for (const [module, name] of [
-      [RegistryModule, 'registry'],
-      [DiscoveryModule, 'discovery'],
-      [ChatModule, 'chat'],
-      [SchedulerModule, 'scheduler'],
-      [AgentHostModule, 'agent-host'],
-      [AdaptersModule, 'adapters'],
-    ] as const) {
-      services.push(await createService(module, { name, logger: ['fatal'] }));
-    }
+    services.push(...(await startServices([...GOAL_SERVICES, [AdaptersModule, 'adapters']], ['fatal'])));
     gateway = await createGatewayApp({ logger: ['fatal'] });
     await gateway.listen(0, '127.0.0.1');
     baseUrl = (await gateway.getUrl()).replace('[::1]', '127.0.0.1');

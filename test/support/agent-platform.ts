@@ -1,8 +1,6 @@
-import type { INestMicroservice } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ENDED_GOAL_STATUSES, GetGoalV1, type GoalV1 } from '@ioa/contracts';
 import type { NatsServerOptions } from '@ioa/embedded';
-import { createService } from '@ioa/messaging';
 import {
   connectRaw,
   expectEventually,
@@ -10,11 +8,7 @@ import {
   startTestInfrastructure,
   type TestInfrastructure,
 } from '@ioa/testing';
-import { AgentHostModule } from '../../apps/agent-host/src/agent-host.module.js';
-import { ChatModule } from '../../apps/chat/src/chat.module.js';
-import { DiscoveryModule } from '../../apps/discovery/src/discovery.module.js';
-import { RegistryModule } from '../../apps/registry/src/registry.module.js';
-import { SchedulerModule } from '../../apps/scheduler/src/scheduler.module.js';
+import { GOAL_SERVICES, startServices } from './platform-services.js';
 
 /** The platform as an external agent meets it, and a bare NATS client to ask it things. */
 export interface AgentPlatform {
@@ -37,16 +31,7 @@ export async function startAgentPlatform(options: {
 }): Promise<AgentPlatform> {
   const infrastructure = await startTestInfrastructure({ nats: options.nats });
   infrastructure.applyEnvironment(options.environment);
-  const services: INestMicroservice[] = [];
-  for (const [module, name] of [
-    [RegistryModule, 'registry'],
-    [DiscoveryModule, 'discovery'],
-    [ChatModule, 'chat'],
-    [SchedulerModule, 'scheduler'],
-    [AgentHostModule, 'agent-host'],
-  ] as const) {
-    services.push(await createService(module, { name, logger: false }));
-  }
+  const services = await startServices(GOAL_SERVICES);
   const client = await connectRaw(infrastructure.natsUrl);
 
   async function call<T>(subject: string, body: unknown): Promise<T> {
