@@ -1,6 +1,14 @@
 import type { NatsContext } from '@nestjs/microservices';
 import type { MsgHdrs } from '@nats-io/transport-node';
-import { ContractError, HEADER_IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE } from '@ioa/contracts';
+import {
+  ContractError,
+  HEADER_IDEMPOTENCY_KEY,
+  HEADER_PRINCIPAL,
+  IDEMPOTENCY_KEY_PATTERN,
+  IDEMPOTENCY_KEY_RULE,
+  PRINCIPAL_ROLES,
+  type Principal,
+} from '@ioa/contracts';
 
 /** A header of the incoming NATS request, or undefined when absent or empty. */
 export function requestHeader(context: NatsContext, name: string): string | undefined {
@@ -21,4 +29,31 @@ export function idempotencyKeyOf(context: NatsContext): string | undefined {
     ]);
   }
   return key;
+}
+
+/**
+ * The account a request acts for (`Ioa-Principal`), or undefined when a platform service acts for itself. A header
+ * that is present but not a valid principal is VALIDATION_FAILED: guessing would widen someone's rights.
+ */
+export function principalOf(context: NatsContext): Principal | undefined {
+  const raw = requestHeader(context, HEADER_PRINCIPAL);
+  if (raw === undefined) return undefined;
+  const principal = parsePrincipal(raw);
+  if (!principal) {
+    throw new ContractError('VALIDATION_FAILED', `Invalid request: ${HEADER_PRINCIPAL} must be {"accountId","role"}`, [
+      { property: HEADER_PRINCIPAL, constraints: ['must be JSON {"accountId": string, "role": "admin" | "member"}'] },
+    ]);
+  }
+  return principal;
+}
+
+function parsePrincipal(raw: string): Principal | undefined {
+  try {
+    const value = JSON.parse(raw) as Partial<Principal>;
+    const validAccount = typeof value.accountId === 'string' && /^[\w.:@-]{1,200}$/.test(value.accountId);
+    const validRole = typeof value.role === 'string' && (PRINCIPAL_ROLES as readonly string[]).includes(value.role);
+    return validAccount && validRole ? { accountId: value.accountId!, role: value.role! } : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { startEmbeddedPostgres, startNatsServer, type NatsServerOptions } from '@ioa/embedded';
+import { TEST_ADMIN_API_KEY } from './test-credentials.js';
 
 export interface TestInfrastructure {
   natsUrl: string;
@@ -25,7 +26,12 @@ export async function startTestInfrastructure(options: { nats?: NatsServerOption
     natsUrl: nats.url,
     databaseUrl: database.url,
     applyEnvironment(extra = {}) {
-      const variables = { NATS_URL: nats.url, DATABASE_URL: database.url, ...extra };
+      const variables = {
+        NATS_URL: nats.url,
+        DATABASE_URL: database.url,
+        IOA_ADMIN_API_KEY: TEST_ADMIN_API_KEY,
+        ...extra,
+      };
       for (const [key, value] of Object.entries(variables)) {
         if (!touched.has(key)) touched.set(key, process.env[key]);
         process.env[key] = value;
