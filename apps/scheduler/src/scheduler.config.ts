@@ -73,6 +73,17 @@ export class SchedulerEnvironment {
   @Min(0)
   @Max(100)
   SCHEDULER_BRIEF_WINDOW?: number;
+
+  /**
+   * How long a group's events that arrived ahead of a missing message are held before the gap is given up on
+   * (see `events/group-feed.ts`); a message goes missing only when its event was dead-lettered.
+   */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  SCHEDULER_GROUP_GAP_TIMEOUT_MS?: number;
 }
 
 const SCHEDULER_VARIABLES = [
@@ -85,6 +96,7 @@ const SCHEDULER_VARIABLES = [
   'SCHEDULER_FORMATION_ATTEMPTS',
   'SCHEDULER_TURN_TIMEOUT_SECONDS',
   'SCHEDULER_BRIEF_WINDOW',
+  'SCHEDULER_GROUP_GAP_TIMEOUT_MS',
 ] as const;
 type SchedulerVariable = (typeof SCHEDULER_VARIABLES)[number];
 
@@ -108,6 +120,8 @@ export const schedulerConfig = registerAs('scheduler', () => {
     formationAttempts: number('SCHEDULER_FORMATION_ATTEMPTS', 3),
     turnTimeoutSeconds: number('SCHEDULER_TURN_TIMEOUT_SECONDS', 60),
     briefWindow: number('SCHEDULER_BRIEF_WINDOW', 12),
+    // Long enough for a failed delivery's first redeliveries (1 s, then 5 s); far shorter than its dead-lettering.
+    groupGapTimeoutMs: number('SCHEDULER_GROUP_GAP_TIMEOUT_MS', 30_000),
     /** A claimed delivery or team formation that makes no progress for this long is taken over again (crash). */
     leaseSeconds: 30,
   };

@@ -6,6 +6,7 @@ import { DatabaseModule, OutboxEventEntity, OutboxModule } from '@ioa/database';
 import { HealthModule, MessagingModule } from '@ioa/messaging';
 import { EventConsumers } from './consumers/event-consumers.js';
 import { GoalEventEntity } from './events/goal-event.entity.js';
+import { GroupFeedEntity } from './events/group-feed.entity.js';
 import { GoalEntity } from './goals/goal.entity.js';
 import { GoalsModule } from './goals/goals.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
@@ -13,6 +14,7 @@ import { CreateSchedulerTables1795312543981 } from './migrations/1795312543981-c
 import { AddGoalWaitingForUser1795312543982 } from './migrations/1795312543982-add-goal-waiting-for-user.js';
 import { DropOutboxStream1795312543983 } from './migrations/1795312543983-drop-outbox-stream.js';
 import { AddGoalIdempotencyKey1795312543984 } from './migrations/1795312543984-add-goal-idempotency-key.js';
+import { AddGroupFeeds1795312600000 } from './migrations/1795312600000-add-group-feeds.js';
 import { schedulerConfig, type SchedulerConfig } from './scheduler.config.js';
 import { SchedulerSweeper } from './sweeper/scheduler-sweeper.js';
 import { TaskEntity } from './tasks/task.entity.js';
@@ -28,12 +30,13 @@ import { TasksModule } from './tasks/tasks.module.js';
     MessagingModule.forService('scheduler'),
     DatabaseModule.forService({
       schema: 'scheduler',
-      entities: [GoalEntity, TaskEntity, GoalEventEntity, OutboxEventEntity],
+      entities: [GoalEntity, TaskEntity, GoalEventEntity, GroupFeedEntity, OutboxEventEntity],
       migrations: [
         CreateSchedulerTables1795312543981,
         AddGoalWaitingForUser1795312543982,
         DropOutboxStream1795312543983,
         AddGoalIdempotencyKey1795312543984,
+        AddGroupFeeds1795312600000,
       ],
     }),
     // Events are flushed after each commit; what a failure left behind is retried at the sweep interval.

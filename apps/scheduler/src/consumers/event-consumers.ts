@@ -26,7 +26,7 @@ export class EventConsumers implements OnApplicationBootstrap {
       handlers: [
         on(TasksAssignedV1, (event) => this.tasks.onTasksAssigned(event)),
         on(MessagePostedV1, (event) => this.groupEvents.onMessagePosted(event)),
-        on(GroupStateChangedV1, (event, message) => this.groupEvents.onGroupStateChanged(event, message.redelivered)),
+        on(GroupStateChangedV1, (event) => this.groupEvents.onGroupStateChanged(event)),
         on(AgentWentOfflineV1, (event) => this.tasks.onAgentOffline(event)),
       ],
     });

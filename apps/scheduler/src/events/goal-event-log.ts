@@ -58,17 +58,6 @@ export class GoalEventLog {
     return true;
   }
 
-  /** How many of a group's messages numbered up to `seq` the goal's log holds (a group numbers them 1, 2, 3…). */
-  async countGroupMessages(unit: UnitOfWork, goalId: string, groupId: string, seq: number): Promise<number> {
-    return unit.manager
-      .createQueryBuilder(GoalEventEntity, 'event')
-      .where('event.goal_id = :goalId', { goalId })
-      .andWhere("event.type = 'message'")
-      .andWhere("event.data ->> 'groupId' = :groupId", { groupId })
-      .andWhere("(event.data ->> 'seq')::integer <= :seq", { seq })
-      .getCount();
-  }
-
   async list(goalId: string, afterSeq: number, limit: number): Promise<GoalEventV1[]> {
     const entities = await this.transactions.manager.find(GoalEventEntity, {
       where: { goalId, seq: MoreThan(afterSeq) },

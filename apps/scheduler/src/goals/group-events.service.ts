@@ -1,16 +1,27 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import { LessThan } from 'typeorm';
 import type { GroupStateChangedV1Event, MessagePostedV1Event } from '@ioa/contracts';
-import { Transactions } from '@ioa/database';
+import { Transactions, type UnitOfWork } from '@ioa/database';
 import { GoalEventLog } from '../events/goal-event-log.js';
+import { groupIdOf, orderGroupEvents, type GroupFeedEvent } from '../events/group-feed.js';
+import { GroupFeedEntity } from '../events/group-feed.entity.js';
 import { GoalLifecycle } from '../lifecycle/goal-lifecycle.js';
+import { schedulerConfig } from '../scheduler.config.js';
+import type { GoalEntity } from './goal.entity.js';
 import { lockGoal } from './goal-lock.js';
 import { groupStateChanged, messagePosted } from './goal-state-machine.js';
 
 /**
- * What the goal learns from its group chat (chat's JetStream events, consumed durably and in order): every message
- * and group change goes into the goal's event log, and the goal state machine decides what it means for the goal
- * (usage and budgets, the person being asked, the group concluding or failing). Each event is recorded under a
- * source key, so a redelivered one has no second effect.
+ * What the goal learns from its group chat (chat's JetStream events): every message and group change goes into the
+ * goal's event log, and the goal state machine decides what it means for the goal (usage and budgets, the person
+ * being asked, the group concluding or failing).
+ *
+ * Messages and state changes come through different consumers, shared by replicas, so they arrive in any order;
+ * the group's feed (`group-feed.ts`) puts them back in chat's order in the same transaction, holding an early one
+ * (acknowledged, in the database) until the ones before it are in — so the concluding message is logged before the
+ * goal completes, without waiting for a redelivery. Each event is recorded under a source key, so a redelivered one
+ * has no second effect.
  */
 @Injectable()
 export class GroupEventsService {
@@ -20,62 +31,96 @@ export class GroupEventsService {
     private readonly transactions: Transactions,
     private readonly lifecycle: GoalLifecycle,
     private readonly log: GoalEventLog,
+    @Inject(schedulerConfig.KEY) private readonly config: ConfigType<typeof schedulerConfig>,
   ) {}
 
-  async onMessagePosted(event: MessagePostedV1Event): Promise<void> {
-    const { message } = event;
+  onMessagePosted(event: MessagePostedV1Event): Promise<void> {
+    return this.receive(event.goalId, { kind: 'message', event });
+  }
+
+  onGroupStateChanged(event: GroupStateChangedV1Event): Promise<void> {
+    return this.receive(event.group.goalId, { kind: 'state', event });
+  }
+
+  /** The sweeper's part: feeds whose gap has held events for the gap timeout are released (the gap given up on). */
+  async releaseOverdue(): Promise<void> {
+    const overdue = await this.transactions.manager.find(GroupFeedEntity, {
+      where: { heldSince: LessThan(new Date(Date.now() - this.config.groupGapTimeoutMs)) },
+      select: { groupId: true, goalId: true },
+      take: 50,
+    });
+    for (const { groupId, goalId } of overdue) {
+      await this.transactions.run(async (unit) => {
+        const goal = await lockGoal(unit, goalId);
+        if (goal) await this.advance(unit, goal, groupId, null);
+      });
+    }
+  }
+
+  private async receive(goalId: string, arrival: GroupFeedEvent): Promise<void> {
     await this.transactions.run(async (unit) => {
-      const goal = await lockGoal(unit, event.goalId);
-      if (!goal) return this.logger.warn(`Message ${message.id} names unknown goal ${event.goalId}; ignored`);
-      if (!(await this.log.append(unit, goal, 'message', message, `message:${message.id}`))) return;
-      const decision = messagePosted(
-        goal,
-        {
-          groupId: message.groupId,
-          type: message.type,
-          senderId: message.senderId,
-          nextSpeaker: message.nextSpeaker ?? null,
-        },
-        event.usage,
-        new Date(),
-      );
-      await this.lifecycle.apply(unit, goal, decision);
+      const goal = await lockGoal(unit, goalId);
+      if (!goal) return this.logger.warn(`Group ${groupIdOf(arrival)} names unknown goal ${goalId}; ignored`);
+      await this.advance(unit, goal, groupIdOf(arrival), arrival);
     });
   }
 
-  /**
-   * `redelivered` is JetStream's flag: the end of a group waits once for its messages (below), not more, so a
-   * message that never comes cannot hold the goal.
-   */
-  async onGroupStateChanged(event: GroupStateChangedV1Event, redelivered = false): Promise<void> {
+  /** Decides what of the group's feed can be applied now, applies it in order, and stores the feed. */
+  private async advance(
+    unit: UnitOfWork,
+    goal: GoalEntity,
+    groupId: string,
+    arrival: GroupFeedEvent | null,
+  ): Promise<void> {
+    const stored = await unit.manager.findOneBy(GroupFeedEntity, { groupId });
+    const feed = stored ?? { loggedSeq: 0, held: [] };
+    const decision = orderGroupEvents(feed, arrival, new Date(), this.config.groupGapTimeoutMs);
+    if (decision.skipped.length > 0) {
+      this.logger.warn(
+        `Goal ${goal.id}: messages ${decision.skipped.join(', ')} of group ${groupId} did not arrive within ` +
+          `${this.config.groupGapTimeoutMs} ms; the group's later events are logged without them`,
+      );
+    }
+    for (const next of decision.release) {
+      if (next.kind === 'message') await this.applyMessage(unit, goal, next.event);
+      else await this.applyStateChange(unit, goal, next.event);
+    }
+    const { held, loggedSeq } = decision.feed;
+    const heldSince =
+      held.length === 0 ? null : new Date(Math.min(...held.map((entry) => Date.parse(entry.heldSince))));
+    await unit.manager.upsert(GroupFeedEntity, { groupId, goalId: goal.id, loggedSeq, held, heldSince }, ['groupId']);
+  }
+
+  private async applyMessage(unit: UnitOfWork, goal: GoalEntity, event: MessagePostedV1Event): Promise<void> {
+    const { message } = event;
+    if (!(await this.log.append(unit, goal, 'message', message, `message:${message.id}`))) return;
+    const decision = messagePosted(
+      goal,
+      {
+        groupId: message.groupId,
+        type: message.type,
+        senderId: message.senderId,
+        nextSpeaker: message.nextSpeaker ?? null,
+      },
+      event.usage,
+      new Date(),
+    );
+    await this.lifecycle.apply(unit, goal, decision);
+  }
+
+  private async applyStateChange(unit: UnitOfWork, goal: GoalEntity, event: GroupStateChangedV1Event): Promise<void> {
     const { group } = event;
-    await this.transactions.run(async (unit) => {
-      const goal = await lockGoal(unit, group.goalId);
-      if (!goal) return this.logger.warn(`Group ${group.id} names unknown goal ${group.goalId}; ignored`);
-      // Messages and state changes come through different consumers, so the concluding message can arrive after
-      // the conclusion. The goal's log (and its event stream, which ends with the goal) must hold every message
-      // first: until it does, the event is handed back for redelivery after the first backoff step.
-      if ((group.state === 'concluded' || group.state === 'failed') && !redelivered) {
-        const logged = await this.log.countGroupMessages(unit, goal.id, group.id, group.lastSeq);
-        if (logged < group.lastSeq) {
-          throw new Error(
-            `group ${group.id} ${group.state} after message ${group.lastSeq}, but ${logged} of its messages are ` +
-              'logged yet; handled again once they are',
-          );
-        }
-      }
-      const key = `group:${group.id}:${group.state}:${group.turn}:${group.lastSeq}:${group.updatedAt}`;
-      const data = { group, previousState: event.previousState, reason: event.reason };
-      if (!(await this.log.append(unit, goal, 'group', data, key))) return;
-      const change = {
-        id: group.id,
-        state: group.state,
-        currentSpeaker: group.currentSpeaker,
-        conclusion: group.conclusion,
-        reason: event.reason,
-        previousState: event.previousState,
-      };
-      await this.lifecycle.apply(unit, goal, groupStateChanged(goal, change, new Date()));
-    });
+    const key = `group:${group.id}:${group.state}:${group.turn}:${group.lastSeq}:${group.updatedAt}`;
+    const data = { group, previousState: event.previousState, reason: event.reason };
+    if (!(await this.log.append(unit, goal, 'group', data, key))) return;
+    const change = {
+      id: group.id,
+      state: group.state,
+      currentSpeaker: group.currentSpeaker,
+      conclusion: group.conclusion,
+      reason: event.reason,
+      previousState: event.previousState,
+    };
+    await this.lifecycle.apply(unit, goal, groupStateChanged(goal, change, new Date()));
   }
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { SchedulerRegistry } from '@nestjs/schedule';
+import { GroupEventsService } from '../goals/group-events.service.js';
 import { TeamFormation } from '../goals/team-formation.service.js';
 import { Budgets } from '../lifecycle/budgets.js';
 import { GoalLifecycle } from '../lifecycle/goal-lifecycle.js';
@@ -13,10 +14,11 @@ export const SCHEDULER_SWEEP = 'scheduler-sweep';
 
 /**
  * The scheduler's clock: every `SCHEDULER_SWEEP_INTERVAL_MS` it resumes stalled team formations, starts due task
- * deliveries, fails tasks past their deadline, enforces time budgets and finishes follow-ups of ended goals (group
- * close, sub-goals, parent tasks); the outbox relay retries its events on its own timer, at the same interval. Each
- * step is idempotent and safe with replicas, and the first sweep runs at boot — which is what resumes work a crash
- * left behind. Sweeps never overlap: a tick while one runs is skipped.
+ * deliveries, fails tasks past their deadline, enforces time budgets, finishes follow-ups of ended goals (group
+ * close, sub-goals, parent tasks) and gives up on group messages that never came (`events/group-feed.ts`); the
+ * outbox relay retries its events on its own timer, at the same interval. Each step is idempotent and safe with
+ * replicas, and the first sweep runs at boot — which is what resumes work a crash left behind. Sweeps never
+ * overlap: a tick while one runs is skipped.
  *
  * The interval is registered with `@nestjs/schedule` (which clears it at shutdown) rather than declared with
  * `@Interval`, because its period comes from the validated configuration, not a constant.
@@ -33,6 +35,7 @@ export class SchedulerSweeper implements OnApplicationBootstrap, OnApplicationSh
     private readonly tasks: TasksService,
     private readonly budgets: Budgets,
     private readonly lifecycle: GoalLifecycle,
+    private readonly groupEvents: GroupEventsService,
     private readonly schedules: SchedulerRegistry,
     @Inject(schedulerConfig.KEY) private readonly config: ConfigType<typeof schedulerConfig>,
   ) {}
@@ -59,6 +62,7 @@ export class SchedulerSweeper implements OnApplicationBootstrap, OnApplicationSh
       ['deadlines', () => this.tasks.expireDeadlines()],
       ['budgets', () => this.budgets.enforceBudgets()],
       ['follow-ups', () => this.lifecycle.reconcile()],
+      ['group gaps', () => this.groupEvents.releaseOverdue()],
     ];
     for (const [name, step] of steps) {
       if (this.stopped) return;
