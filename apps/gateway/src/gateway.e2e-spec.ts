@@ -229,7 +229,7 @@ describe('the gateway without services behind it', () => {
       nats: 'up',
       database: 'unknown',
       services: Object.fromEntries(
-        ['registry', 'discovery', 'chat', 'scheduler', 'agent-host'].map((name) => [
+        ['registry', 'discovery', 'chat', 'scheduler', 'agent-host', 'adapters'].map((name) => [
           name,
           { status: 'down', reason: expect.stringMatching(/^UNAVAILABLE/) },
         ]),

@@ -77,6 +77,9 @@ export class ServicesHealthDto {
 
   @ApiProperty({ type: ServiceHealthDto })
   'agent-host': ServiceHealthDto;
+
+  @ApiProperty({ type: ServiceHealthDto, description: 'Speaks for agents reached over A2A, MCP, OpenAI or webhooks.' })
+  adapters: ServiceHealthDto;
 }
 
 export type ServiceName = keyof ServicesHealthDto;

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
+  AdaptersHealthV1,
   AgentHostHealthV1,
   ChatHealthV1,
   ContractError,
@@ -23,6 +24,7 @@ const HEALTH_CONTRACTS: Record<ServiceName, RequestContract<HealthV1Request, Hea
   chat: ChatHealthV1,
   scheduler: SchedulerHealthV1,
   'agent-host': AgentHostHealthV1,
+  adapters: AdaptersHealthV1,
 };
 
 /**
