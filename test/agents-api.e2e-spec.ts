@@ -8,6 +8,7 @@ import {
   rawRequest,
   startTestInfrastructure,
   type TestInfrastructure,
+  adminAuthHeaders,
 } from '@ioa/testing';
 import { DiscoveryModule } from '../apps/discovery/src/discovery.module.js';
 import { createGatewayApp } from '../apps/gateway/src/gateway.app.js';
@@ -96,7 +97,7 @@ describe('the agents API over HTTP, with the registry and discovery behind the g
   const ids: Record<string, string> = {};
 
   async function get<T = Record<string, unknown>>(path: string): Promise<{ status: number; body: T }> {
-    const response = await fetch(`${baseUrl}${path}`);
+    const response = await fetch(`${baseUrl}${path}`, { headers: adminAuthHeaders() });
     return { status: response.status, body: (await response.json()) as T };
   }
 

@@ -19,6 +19,7 @@ import {
   rawRequest,
   startTestInfrastructure,
   type TestInfrastructure,
+  adminAuthHeaders,
 } from '@ioa/testing';
 import { createGatewayApp } from '../apps/gateway/src/gateway.app.js';
 import { SseClient, type ReceivedSseEvent } from '../apps/gateway/src/goals/testing/sse-client.js';
@@ -49,7 +50,7 @@ describe('goals over HTTP, with the whole platform behind the gateway', () => {
   async function call<T = Record<string, unknown>>(method: string, path: string, body?: unknown) {
     const response = await fetch(`${baseUrl}${path}`, {
       method,
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...adminAuthHeaders() },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();

@@ -5,7 +5,13 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
 import { randomUUID } from 'node:crypto';
 import { MessagePostedV1, TaskUpdatedV1, type GoalV1 } from '@ioa/contracts';
-import { connectRaw, expectEventually, startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
+import {
+  adminAuthHeaders,
+  connectRaw,
+  expectEventually,
+  startTestInfrastructure,
+  type TestInfrastructure,
+} from '@ioa/testing';
 import { createGatewayApp } from '../apps/gateway/src/gateway.app.js';
 import { GOAL_SERVICES, startServices } from './support/platform-services.js';
 
@@ -66,7 +72,7 @@ describe('poison events on the streams chat and the scheduler consume', () => {
   async function call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
     const response = await fetch(`${baseUrl}${path}`, {
       method,
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...adminAuthHeaders() },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();

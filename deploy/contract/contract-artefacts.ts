@@ -53,6 +53,8 @@ export const ERROR_CODE_MEANINGS: Record<ErrorCode, string> = {
   TIMEOUT: 'The service did not answer in time. Retry later.',
   BUDGET_EXHAUSTED: "The goal's token or time budget is used up.",
   INTERNAL: 'An unexpected failure inside the service.',
+  UNAUTHENTICATED: 'No credentials, or unknown, expired or revoked ones (HTTP 401).',
+  QUOTA_EXCEEDED: "The account's quota of agents or concurrent goals is used up; it frees up as they end.",
 };
 
 /** The reply envelope and error body, written by hand: they are types, not classes. WIRE CONSTANTS. */

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication, INestMicroservice } from '@nestjs/common';
 import type { GoalV1 } from '@ioa/contracts';
-import { expectEventually, startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
+import { adminAuthHeaders, expectEventually, startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
 import { AdaptersModule } from '../../apps/adapters/src/adapters.module.js';
 import { startA2aWeatherAgent, type A2aWeatherAgent } from '../../deploy/local/a2a-weather-agent.js';
 import { createGatewayApp } from '../../apps/gateway/src/gateway.app.js';
@@ -24,7 +24,7 @@ describe('an A2A agent in a goal, across the platform', () => {
   async function http<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
     const response = await fetch(`${baseUrl}${path}`, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: body === undefined ? adminAuthHeaders() : { 'content-type': 'application/json', ...adminAuthHeaders() },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();

@@ -9,7 +9,7 @@ import {
   type ListMessagesV1Response,
   type TurnGrantedV1Event,
 } from '@ioa/contracts';
-import { expectEventually } from '@ioa/testing';
+import { adminAuthHeaders, expectEventually } from '@ioa/testing';
 import { FAULT_ENVIRONMENT, startFaultStack, tailOf, type FaultStack, type ServiceName } from './fault-stack.js';
 import { FaultWorker } from './fault-worker.js';
 
@@ -64,7 +64,7 @@ describe('crashes lose nothing: kill -9 and restarts on real processes', () => {
   async function http<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
     const response = await fetch(`${faults.gatewayUrl}${path}`, {
       method,
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...adminAuthHeaders() },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(10_000),
     });

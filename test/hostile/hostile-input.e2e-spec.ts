@@ -22,7 +22,13 @@ import {
   type EventContract,
   type RequestContract,
 } from '@ioa/contracts';
-import { connectRaw, expectEventually, startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
+import {
+  adminAuthHeaders,
+  connectRaw,
+  expectEventually,
+  startTestInfrastructure,
+  type TestInfrastructure,
+} from '@ioa/testing';
 import { AdaptersModule } from '../../apps/adapters/src/adapters.module.js';
 import { createGatewayApp } from '../../apps/gateway/src/gateway.app.js';
 import { payloadSchemas } from '../../deploy/contract/contract-artefacts.js';
@@ -155,7 +161,7 @@ describe('hostile input: nothing a peer sends stops the network', () => {
     try {
       const response = await fetch(`${baseUrl}${path}`, {
         method,
-        headers: body === undefined ? {} : { 'content-type': contentType },
+        headers: body === undefined ? adminAuthHeaders() : { 'content-type': contentType, ...adminAuthHeaders() },
         body,
         signal: controller.signal,
       });

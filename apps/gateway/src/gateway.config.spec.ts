@@ -1,9 +1,10 @@
-import { DEFAULT_GATEWAY_PORT, gatewayConfig } from './gateway.config.js';
+import { DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_PORT, gatewayConfig } from './gateway.config.js';
 
 describe('the gateway configuration', () => {
   const saved = {
     GATEWAY_PORT: process.env.GATEWAY_PORT,
     GATEWAY_HEALTH_TIMEOUT_MS: process.env.GATEWAY_HEALTH_TIMEOUT_MS,
+    GATEWAY_HOST: process.env.GATEWAY_HOST,
   };
 
   afterEach(() => {
@@ -13,17 +14,25 @@ describe('the gateway configuration', () => {
     }
   });
 
-  it('listens on 8080 and waits at most a second for health answers by default', () => {
+  it('listens on loopback port 8080 and waits at most a second for health answers by default', () => {
     delete process.env.GATEWAY_PORT;
     delete process.env.GATEWAY_HEALTH_TIMEOUT_MS;
-    expect(gatewayConfig()).toEqual({ port: DEFAULT_GATEWAY_PORT, healthTimeoutMs: 1000 });
+    delete process.env.GATEWAY_HOST;
+    expect(gatewayConfig()).toEqual({ port: DEFAULT_GATEWAY_PORT, host: DEFAULT_GATEWAY_HOST, healthTimeoutMs: 1000 });
     expect(DEFAULT_GATEWAY_PORT).toBe(8080);
+    expect(DEFAULT_GATEWAY_HOST).toBe('127.0.0.1');
   });
 
-  it('reads GATEWAY_PORT and GATEWAY_HEALTH_TIMEOUT_MS', () => {
+  it('reads GATEWAY_PORT, GATEWAY_HOST and GATEWAY_HEALTH_TIMEOUT_MS', () => {
     process.env.GATEWAY_PORT = '9090';
     process.env.GATEWAY_HEALTH_TIMEOUT_MS = '250';
-    expect(gatewayConfig()).toEqual({ port: 9090, healthTimeoutMs: 250 });
+    process.env.GATEWAY_HOST = '0.0.0.0';
+    expect(gatewayConfig()).toEqual({ port: 9090, host: '0.0.0.0', healthTimeoutMs: 250 });
+  });
+
+  it('refuses a GATEWAY_HOST that is not an address', () => {
+    process.env.GATEWAY_HOST = 'everywhere';
+    expect(() => gatewayConfig()).toThrow(/GATEWAY_HOST must be an IP address/);
   });
 
   it('refuses to boot on a port that is not a number, saying which variable is wrong', () => {

@@ -1,6 +1,6 @@
 import { registerAs } from '@nestjs/config';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsInt, IsIP, IsOptional, Max, Min } from 'class-validator';
 import { validateEnvironment } from '@ioa/config';
 
 /** Environment variables only the gateway reads; validated at boot like the platform's own. */
@@ -12,6 +12,11 @@ class GatewayEnvironment {
   @Max(65535)
   GATEWAY_PORT?: number;
 
+  /** The address to listen on: loopback unless set (a container or a pod sets 0.0.0.0). */
+  @IsOptional()
+  @IsIP(undefined, { message: 'GATEWAY_HOST must be an IP address (127.0.0.1, 0.0.0.0, ::)' })
+  GATEWAY_HOST?: string;
+
   /** Upper bound for each service's health answer; the request timeout caps it too. */
   @IsOptional()
   @Type(() => Number)
@@ -22,10 +27,12 @@ class GatewayEnvironment {
 }
 
 export const DEFAULT_GATEWAY_PORT = 8080;
+export const DEFAULT_GATEWAY_HOST = '127.0.0.1';
 
 export const gatewayConfig = registerAs('gateway', () => {
   const environment = {
     GATEWAY_PORT: process.env.GATEWAY_PORT,
+    GATEWAY_HOST: process.env.GATEWAY_HOST,
     GATEWAY_HEALTH_TIMEOUT_MS: process.env.GATEWAY_HEALTH_TIMEOUT_MS,
   };
   validateEnvironment(
@@ -34,6 +41,8 @@ export const gatewayConfig = registerAs('gateway', () => {
   );
   return {
     port: Number(environment.GATEWAY_PORT || DEFAULT_GATEWAY_PORT),
+    /** Loopback by default: nobody else on the network reaches a gateway someone started on a laptop. */
+    host: environment.GATEWAY_HOST || DEFAULT_GATEWAY_HOST,
     /** Health must answer quickly even when services are down, so it waits less than ordinary requests. */
     healthTimeoutMs: Number(environment.GATEWAY_HEALTH_TIMEOUT_MS || 1000),
   };

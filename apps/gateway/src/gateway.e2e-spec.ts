@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { GetAgentV1, HEADER_TRACEPARENT, ListAgentsV1, RegistryHealthV1 } from '@ioa/contracts';
-import { connectRaw, startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
+import { adminAuthHeaders, connectRaw, startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
 import { createGatewayApp } from './gateway.app.js';
 
 /** Small, so that "a service does not answer" costs this much and no more. */
@@ -28,7 +28,7 @@ describe('the gateway without services behind it', () => {
 
   async function get(path: string): Promise<HttpResult> {
     const startedAt = Date.now();
-    const response = await fetch(`${baseUrl}${path}`);
+    const response = await fetch(`${baseUrl}${path}`, { headers: adminAuthHeaders() });
     const text = await response.text();
     return {
       status: response.status,
@@ -202,7 +202,7 @@ describe('the gateway without services behind it', () => {
       );
       await external.flush();
       const response = await fetch(`${baseUrl}/v1/agents?online=true&limit=5`, {
-        headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+        headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01`, ...adminAuthHeaders() },
       });
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual({ items: [], total: 0, limit: 5, offset: 0 });
@@ -243,7 +243,7 @@ describe('the gateway without services behind it', () => {
   it('answers a body that is not JSON with 400 MALFORMED_PAYLOAD, as NATS does', async () => {
     const response = await fetch(`${baseUrl}/v1/agents`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...adminAuthHeaders() },
       body: '{"goal": nope',
     });
     expect(response.status).toBe(400);

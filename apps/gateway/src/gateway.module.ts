@@ -3,6 +3,8 @@ import { PlatformConfigModule } from '@ioa/config';
 import { MessagingModule } from '@ioa/messaging';
 import { A2aModule } from './a2a/a2a.module.js';
 import { AgentsModule } from './agents/agents.module.js';
+import { AuthModule } from './auth/auth.module.js';
+import { GatewayDatabaseModule } from './database/gateway-database.js';
 import { DeadLettersModule } from './dead-letters/dead-letters.module.js';
 import { gatewayConfig } from './gateway.config.js';
 import { GoalsModule } from './goals/goals.module.js';
@@ -19,6 +21,8 @@ import { McpModule } from './mcp/mcp.module.js';
   imports: [
     PlatformConfigModule.forService([gatewayConfig]),
     MessagingModule.forService('gateway'),
+    GatewayDatabaseModule,
+    AuthModule,
     AgentsModule,
     GoalsModule,
     GroupsModule,

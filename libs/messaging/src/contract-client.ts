@@ -4,8 +4,10 @@ import { errors, headers as natsHeaders, type NatsConnection } from '@nats-io/tr
 import {
   ContractError,
   HEADER_IDEMPOTENCY_KEY,
+  HEADER_PRINCIPAL,
   HEADER_TRACEPARENT,
   isErrorBody,
+  type Principal,
   type ReplyEnvelope,
   type RequestContract,
 } from '@ioa/contracts';
@@ -21,6 +23,8 @@ export interface RequestOptions {
   idempotencyKey?: string;
   /** Continue this trace instead of starting a new one. */
   traceparent?: string;
+  /** The account the request acts for, sent as `Ioa-Principal` (the gateway's authenticated REST caller). */
+  principal?: Principal;
 }
 
 /**
@@ -36,6 +40,12 @@ export async function requestContract<Request, Response>(
   const headers = natsHeaders();
   headers.set(HEADER_TRACEPARENT, options.traceparent ?? newTraceparent());
   if (options.idempotencyKey) headers.set(HEADER_IDEMPOTENCY_KEY, options.idempotencyKey);
+  if (options.principal) {
+    headers.set(
+      HEADER_PRINCIPAL,
+      JSON.stringify({ accountId: options.principal.accountId, role: options.principal.role }),
+    );
+  }
   let reply;
   try {
     reply = await connection.request(contract.subject, encodeJson(payload), { timeout: options.timeoutMs, headers });

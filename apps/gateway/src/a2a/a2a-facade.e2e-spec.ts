@@ -9,14 +9,15 @@ import {
   type StreamResponse,
   type Task,
 } from '@a2a-js/sdk';
-import { Client, ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
+import { Client } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import type { GoalV1 } from '@ioa/contracts';
-import { expectEventually } from '@ioa/testing';
+import { adminAuthHeaders, expectEventually } from '@ioa/testing';
 import type { AgentPlatform } from '../../../../test/support/agent-platform.js';
 import { createGatewayApp } from '../gateway.app.js';
 import { GOAL_ID_METADATA_KEY } from './goal-agent-executor.js';
 import { startGatewayOverPlatform, type GatewayOverPlatform } from '../testing/gateway-over-platform.js';
+import { authenticatedClientFactory, fetchWithHeaders } from './testing/a2a-credentials.js';
 import { greeterMoves, startSelfSpeakingAgent, type SelfSpeakingAgent } from '../testing/self-speaking-agent.js';
 
 const GOAL_DEADLINE_MS = 90_000;
@@ -74,7 +75,7 @@ describe('the A2A facade over a running platform', () => {
   let client: Client;
 
   async function goal(goalId: string): Promise<GoalV1> {
-    const response = await fetch(`${baseUrl}/v1/goals/${goalId}`);
+    const response = await fetch(`${baseUrl}/v1/goals/${goalId}`, { headers: adminAuthHeaders() });
     return (await response.json()) as GoalV1;
   }
 
@@ -91,7 +92,7 @@ describe('the A2A facade over a running platform', () => {
       await startSelfSpeakingAgent(platform.client, 'a2a-silent', () => undefined),
     );
     // Fetched after the registrations: the card (its skills cached for a few seconds) lists them.
-    client = await new ClientFactory().createFromUrl(baseUrl);
+    client = await authenticatedClientFactory(adminAuthHeaders()).createFromUrl(baseUrl);
   }, 180_000);
 
   afterAll(async () => {
@@ -285,7 +286,7 @@ describe('the A2A facade over a running platform', () => {
       expect(unknownMember.status?.state).toBe(TaskState.TASK_STATE_FAILED);
       const garbage = await fetch(`${baseUrl}/a2a/jsonrpc`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...adminAuthHeaders() },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: 42 } }),
       });
       expect(garbage.status).toBeLessThan(500);
@@ -298,7 +299,10 @@ describe('the A2A facade over a running platform', () => {
     'serves a v0.3 client through the same endpoint',
     async () => {
       const legacy = new Client(
-        new LegacyJsonRpcTransport({ endpoint: `${baseUrl}/a2a/jsonrpc` }),
+        new LegacyJsonRpcTransport({
+          endpoint: `${baseUrl}/a2a/jsonrpc`,
+          fetchImpl: fetchWithHeaders(adminAuthHeaders()),
+        }),
         await client.getAgentCard(),
       );
       const task = asTask(
@@ -318,9 +322,7 @@ describe('the A2A facade over a running platform', () => {
   it(
     'serves the HTTP+JSON binding too',
     async () => {
-      const rest = await new ClientFactory(
-        ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: ['HTTP+JSON'] }),
-      ).createFromUrl(baseUrl);
+      const rest = await authenticatedClientFactory(adminAuthHeaders(), ['HTTP+JSON']).createFromUrl(baseUrl);
       expect(rest.transport.protocolName).toBe('HTTP+JSON');
       const task = asTask(
         await rest.sendMessage(sendRequest(userMessage('Write a greeting for the team'), { members: ['a2a-greeter'] })),
@@ -340,7 +342,7 @@ describe('the A2A facade over a running platform', () => {
       // A second gateway replica takes the task, then goes away while the goal is at work.
       const replica = await createGatewayApp({ logger: false });
       await replica.listen(0, '127.0.0.1');
-      const replicaClient = await new ClientFactory().createFromUrl(
+      const replicaClient = await authenticatedClientFactory(adminAuthHeaders()).createFromUrl(
         (await replica.getUrl()).replace('[::1]', '127.0.0.1'),
       );
       const started = asTask(
@@ -356,7 +358,7 @@ describe('the A2A facade over a running platform', () => {
       await replica.close();
       const cancel = await fetch(`${baseUrl}/v1/goals/${goalId}/cancel`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...adminAuthHeaders() },
         body: JSON.stringify({ reason: 'Stopped over REST' }),
       });
       expect(cancel.status).toBeLessThan(300);

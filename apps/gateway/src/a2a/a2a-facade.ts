@@ -3,6 +3,7 @@ import type { ConfigType } from '@nestjs/config';
 import type { AgentCard } from '@a2a-js/sdk';
 import { ListAgentsV1, type AgentCardV1 } from '@ioa/contracts';
 import { ContractClient } from '@ioa/messaging';
+import { authConfig } from '../auth/auth.config.js';
 import { GoalsService } from '../goals/goals.service.js';
 import { a2aConfig } from './a2a.config.js';
 import { A2aTaskStore } from './a2a-task-store.js';
@@ -33,6 +34,7 @@ export class A2aFacade {
     goals: GoalsService,
     private readonly client: ContractClient,
     @Inject(a2aConfig.KEY) private readonly config: ConfigType<typeof a2aConfig>,
+    @Inject(authConfig.KEY) private readonly auth: ConfigType<typeof authConfig>,
   ) {
     this.requestHandler = new GoalRequestHandler(
       buildAgentCard(INTERNAL_BASE_URL, [], CARD_VERSION),
@@ -44,7 +46,8 @@ export class A2aFacade {
 
   /** The card served at `/.well-known/agent-card.json`; `requestBaseUrl` is used unless a public URL is configured. */
   async agentCard(requestBaseUrl: string): Promise<AgentCard> {
-    return buildAgentCard(this.config.publicUrl ?? requestBaseUrl, await this.onlineAgents(), CARD_VERSION);
+    const baseUrl = this.config.publicUrl ?? requestBaseUrl;
+    return buildAgentCard(baseUrl, await this.onlineAgents(), CARD_VERSION, this.auth.oidc?.issuer);
   }
 
   private async onlineAgents(): Promise<AgentCardV1[]> {

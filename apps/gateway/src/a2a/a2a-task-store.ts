@@ -1,24 +1,18 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import type { ConfigType } from '@nestjs/config';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { ListTasksRequest, ListTasksResponse, Task } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { DataSource } from 'typeorm';
-import { databaseConfig } from '@ioa/config';
-import { prepareSchema } from '@ioa/database';
-import { CreateA2aTasks1795500000000 } from '../migrations/1795500000000-create-a2a-tasks.js';
+import { GATEWAY_SCHEMA, GatewayDatabase } from '../database/gateway-database.js';
 
-/** The schema the gateway owns; it holds only the A2A facade's tasks. */
-export const GATEWAY_SCHEMA = 'gateway';
 const TASK_TABLE = `${GATEWAY_SCHEMA}.a2a_tasks`;
 /** The facade's tasks are few and small: a handful of connections is plenty. */
 const POOL_SIZE = 4;
 
 /**
  * The A2A facade's task store: the SDK's own `DatabaseTaskStore` (Kysely) on PostgreSQL, in the gateway's schema,
- * whose table our TypeORM migration creates. The gateway otherwise needs no database, so the store connects
+ * whose table the gateway's migrations create. The gateway otherwise needs no database, so the store connects
  * lazily: the gateway boots (and serves REST) while the database is down, and an A2A call then fails with a clear
  * error and tries again next time, instead of the whole gateway refusing to start.
  */
@@ -28,7 +22,7 @@ export class A2aTaskStore implements TaskStore, OnApplicationBootstrap, OnModule
   private ready: Promise<{ store: DatabaseTaskStore; database: Kysely<unknown> }> | undefined;
   private closed = false;
 
-  constructor(@Inject(databaseConfig.KEY) private readonly config: ConfigType<typeof databaseConfig>) {}
+  constructor(private readonly gatewayDatabase: GatewayDatabase) {}
 
   /** Migrates at start, as the other services do; a failure is only logged here and retried on first use. */
   onApplicationBootstrap(): void {
@@ -68,25 +62,12 @@ export class A2aTaskStore implements TaskStore, OnApplicationBootstrap, OnModule
   }
 
   private async open() {
-    await prepareSchema(this.config.url, GATEWAY_SCHEMA);
-    const migrations = new DataSource({
-      type: 'postgres',
-      url: this.config.url,
-      schema: GATEWAY_SCHEMA,
-      migrations: [CreateA2aTasks1795500000000],
-      migrationsTableName: 'migrations',
-      migrationsTransactionMode: 'each',
-      synchronize: false,
-      extra: { max: 1 },
-    });
-    await migrations.initialize();
-    try {
-      await migrations.runMigrations();
-    } finally {
-      await migrations.destroy();
-    }
+    // The gateway's one DataSource migrates the schema (the task table among it).
+    await this.gatewayDatabase.dataSource();
     const database = new Kysely<unknown>({
-      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: this.config.url, max: POOL_SIZE }) }),
+      dialect: new PostgresDialect({
+        pool: new pg.Pool({ connectionString: this.gatewayDatabase.url, max: POOL_SIZE }),
+      }),
     });
     return { store: new DatabaseTaskStore(database, { tableName: TASK_TABLE }), database };
   }

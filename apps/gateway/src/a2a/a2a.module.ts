@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
+import { authConfig } from '../auth/auth.config.js';
 import { GoalsModule } from '../goals/goals.module.js';
 import { a2aConfig } from './a2a.config.js';
 import { A2aFacade } from './a2a-facade.js';
@@ -11,7 +12,7 @@ import { GoalAgentExecutor } from './goal-agent-executor.js';
  * routes are the SDK's Express handlers, mounted by `mountA2aFacade`. Tasks are kept in PostgreSQL.
  */
 @Module({
-  imports: [ConfigModule.forFeature(a2aConfig), GoalsModule],
+  imports: [ConfigModule.forFeature(a2aConfig), ConfigModule.forFeature(authConfig), GoalsModule],
   providers: [A2aTaskStore, GoalAgentExecutor, A2aFacade],
   exports: [A2aFacade],
 })

@@ -1,4 +1,10 @@
-import { A2A_PROTOCOL_VERSION, type AgentCard, type AgentSkill } from '@a2a-js/sdk';
+import {
+  A2A_PROTOCOL_VERSION,
+  type AgentCard,
+  type AgentSkill,
+  type SecurityRequirement,
+  type SecurityScheme,
+} from '@a2a-js/sdk';
 import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
 import type { AgentCardV1 } from '@ioa/contracts';
 
@@ -37,10 +43,59 @@ export function skillOfAgent(agent: AgentCardV1): AgentSkill {
 }
 
 /**
- * The gateway's A2A agent card: both bindings at v1.0, mirrored at v0.3 so older clients are served too, and the
- * skills of the network's online agents. `baseUrl` is where clients reach the gateway.
+ * How to authenticate, as the card states it: the REST credentials, either an account's API key (in `X-API-Key`
+ * or as a bearer token) or, when an OpenID Connect issuer is configured, its JWT as a bearer token. Any one scheme
+ * is enough, hence one requirement per scheme.
  */
-export function buildAgentCard(baseUrl: string, agents: AgentCardV1[], version: string): AgentCard {
+export function securityOfCard(oidcIssuer: string | undefined): {
+  securitySchemes: Record<string, SecurityScheme>;
+  securityRequirements: SecurityRequirement[];
+} {
+  const securitySchemes: Record<string, SecurityScheme> = {
+    apiKey: {
+      scheme: {
+        $case: 'apiKeySecurityScheme',
+        value: { description: "An account's API key (ioa_…).", location: 'header', name: 'X-API-Key' },
+      },
+    },
+    bearer: {
+      scheme: {
+        $case: 'httpAuthSecurityScheme',
+        value: {
+          description: oidcIssuer
+            ? "An account's API key, or a JWT from the OpenID Connect issuer, as a bearer token."
+            : "An account's API key as a bearer token.",
+          scheme: 'Bearer',
+          bearerFormat: oidcIssuer ? 'API key or JWT' : 'API key',
+        },
+      },
+    },
+  };
+  if (oidcIssuer) {
+    securitySchemes.oidc = {
+      scheme: {
+        $case: 'openIdConnectSecurityScheme',
+        value: {
+          description: 'Tokens of this issuer, sent as a bearer token.',
+          openIdConnectUrl: `${oidcIssuer}/.well-known/openid-configuration`,
+        },
+      },
+    };
+  }
+  const securityRequirements = Object.keys(securitySchemes).map((name) => ({ schemes: { [name]: { list: [] } } }));
+  return { securitySchemes, securityRequirements };
+}
+
+/**
+ * The gateway's A2A agent card: both bindings at v1.0, mirrored at v0.3 so older clients are served too, the
+ * skills of the network's online agents, and its security schemes. `baseUrl` is where clients reach the gateway.
+ */
+export function buildAgentCard(
+  baseUrl: string,
+  agents: AgentCardV1[],
+  version: string,
+  oidcIssuer?: string,
+): AgentCard {
   return {
     name: 'Internet of Agents',
     description:
@@ -66,8 +121,7 @@ export function buildAgentCard(baseUrl: string, agents: AgentCardV1[], version: 
     provider: { organization: 'Internet of Agents', url: baseUrl },
     version,
     capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
-    securitySchemes: {},
-    securityRequirements: [],
+    ...securityOfCard(oidcIssuer),
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain'],
     skills: [GOAL_SKILL, ...agents.map(skillOfAgent)],

@@ -3,10 +3,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Role, TaskState, type Artifact, type Message, type Part, type Task } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { ContractError, ListGoalEventsV1 } from '@ioa/contracts';
-import { ContractClient } from '@ioa/messaging';
+import { ContractClient, type RequestOptions } from '@ioa/messaging';
 import { GoalEventStreams } from '../goals/goal-event-streams.js';
 import { GoalsService } from '../goals/goals.service.js';
 import { A2aTaskStore } from './a2a-task-store.js';
+import { callerOptions } from './account-user.js';
 import { followGoalEvents } from './follow-goal-events.js';
 import { endsExecution, finalUpdatesOfGoal, GoalTaskTranslator, type GoalTaskUpdate } from './goal-task-translator.js';
 
@@ -132,7 +133,7 @@ export class GoalAgentExecutor implements AgentExecutor {
         bus.publish(AgentEvent.task(this.newTask(request, goalId)));
         taskPublished = true;
       }
-      await this.follow(goalId, afterSeq, taskId, execution, bus);
+      await this.follow(goalId, afterSeq, taskId, execution, bus, callerOptions(request.context));
       if (execution.paused && !execution.ended) this.waiting.set(taskId, contextId);
     } catch (error) {
       if (!taskPublished) bus.publish(AgentEvent.task(this.newTask(request, undefined)));
@@ -172,16 +173,21 @@ export class GoalAgentExecutor implements AgentExecutor {
 
   /** Submits the goal, answers its question or follows it up; returns where its log stood before. */
   private async startRound(request: RequestContext, text: string): Promise<{ goalId: string; afterSeq: number }> {
+    const caller = callerOptions(request.context);
     const existing = goalIdOf(request.task) ?? (await this.goalOfContext(request));
     if (existing === undefined) {
       const goal = await this.goals.submit(
         { goal: text, members: membersOf(request) },
-        { idempotencyKey: `a2a:${request.taskId}` },
+        { ...caller, idempotencyKey: `a2a:${request.taskId}` },
       );
       return { goalId: goal.id, afterSeq: 0 };
     }
-    const { lastSeq } = await this.client.request(ListGoalEventsV1, { goalId: existing, afterSeq: 0, limit: 1 });
-    await this.goals.postMessage(existing, { content: text });
+    const { lastSeq } = await this.client.request(
+      ListGoalEventsV1,
+      { goalId: existing, afterSeq: 0, limit: 1 },
+      caller,
+    );
+    await this.goals.postMessage(existing, { content: text }, caller);
     return { goalId: existing, afterSeq: lastSeq };
   }
 
@@ -221,6 +227,7 @@ export class GoalAgentExecutor implements AgentExecutor {
     taskId: string,
     execution: Execution,
     bus: ExecutionEventBus,
+    caller: RequestOptions,
   ): Promise<void> {
     const translator = new GoalTaskTranslator();
     const stream = await this.streams.open({
@@ -228,11 +235,11 @@ export class GoalAgentExecutor implements AgentExecutor {
       afterSeq,
       follow: false,
       signal: execution.stop.signal,
-      trace: {},
+      trace: caller,
     });
     if (stream === null) {
       // The goal had already ended and nothing happened since: say how it ended.
-      for (const update of finalUpdatesOfGoal(await this.goals.get(goalId)))
+      for (const update of finalUpdatesOfGoal(await this.goals.get(goalId, caller)))
         this.publish(bus, taskId, execution, update);
       return;
     }

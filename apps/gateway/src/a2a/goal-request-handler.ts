@@ -5,6 +5,7 @@ import type { GoalsService } from '../goals/goals.service.js';
 import type { A2aTaskStore } from './a2a-task-store.js';
 import { agentMessage, artifactOf, goalIdOf, type GoalAgentExecutor } from './goal-agent-executor.js';
 import { finalUpdatesOfGoal } from './goal-task-translator.js';
+import { callerOptions } from './account-user.js';
 
 const FINAL_STATES: readonly TaskState[] = [
   TaskState.TASK_STATE_COMPLETED,
@@ -35,7 +36,7 @@ export class GoalRequestHandler extends DefaultRequestHandler {
     const goalId = goalIdOf(task);
     if (goalId !== undefined) {
       try {
-        await this.goals.cancel(goalId, { reason: 'Canceled by the A2A client' });
+        await this.goals.cancel(goalId, { reason: 'Canceled by the A2A client' }, callerOptions(context));
       } catch (error) {
         // A goal that has already ended: the SDK answers from the task's own state (not cancelable once final).
         if (!(error instanceof ContractError && ['INVALID_STATE', 'NOT_FOUND'].includes(error.code))) throw error;
@@ -56,7 +57,7 @@ export class GoalRequestHandler extends DefaultRequestHandler {
     if (goalId === undefined || state === undefined || FINAL_STATES.includes(state) || this.executor.follows(task.id)) {
       return false;
     }
-    const goal = await this.goals.get(goalId).catch(() => undefined);
+    const goal = await this.goals.get(goalId, callerOptions(context)).catch(() => undefined);
     if (!goal) return false;
     const updates = finalUpdatesOfGoal(goal);
     const status = updates.find((update) => update.kind === 'status');

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
+  ContractError,
   DeregisterAdaptedAgentV1,
   GetAgentV1,
   RegisterAdaptedAgentV1,
@@ -24,6 +25,20 @@ function contractRequest<T extends object>(type: new () => T, fields: Partial<T>
   return Object.assign(new type(), Object.fromEntries(defined));
 }
 
+/**
+ * An agent registered over REST belongs to the caller's account: `owner` is the account id. A member may register,
+ * change or remove only its own account's agents (the adapters service then checks `owner` against the agent's);
+ * an admin may name any owner, to act for any account.
+ */
+function checkOwner(owner: string, trace: RequestOptions): void {
+  const principal = trace.principal;
+  if (!principal || principal.role === 'admin' || owner === principal.accountId) return;
+  throw new ContractError('FORBIDDEN', `owner must be your account (${principal.accountId})`, {
+    owner,
+    accountId: principal.accountId,
+  });
+}
+
 /** Agents over HTTP: the registry answers listings and lookups, discovery answers searches. */
 @Injectable()
 export class AgentsService {
@@ -39,10 +54,12 @@ export class AgentsService {
 
   /** Agents reached over A2A, MCP, an OpenAI-compatible endpoint or a webhook join through the adapters service. */
   register(body: RegisterAdaptedAgentV1Request, trace: RequestOptions = {}): Promise<AdaptedAgentV1> {
+    checkOwner(body.owner, trace);
     return this.client.request(RegisterAdaptedAgentV1, body, trace);
   }
 
   update(id: string, body: UpdateAgentRequestDto, trace: RequestOptions = {}): Promise<AdaptedAgentV1> {
+    checkOwner(body.owner, trace);
     return this.client.request(UpdateAdaptedAgentV1, { ...body, id }, trace);
   }
 
@@ -51,6 +68,7 @@ export class AgentsService {
     body: DeregisterAgentRequestDto,
     trace: RequestOptions = {},
   ): Promise<DeregisterAdaptedAgentV1Response> {
+    checkOwner(body.owner, trace);
     return this.client.request(DeregisterAdaptedAgentV1, { ...body, id }, trace);
   }
 

@@ -8,6 +8,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { RequestOptions } from '@ioa/messaging';
+import { AdminOnly } from '../auth/access.decorators.js';
 import { HttpErrorDto } from '../http/http-error.dto.js';
 import { TraceContext } from '../http/trace.decorator.js';
 import {
@@ -18,7 +19,9 @@ import {
 } from './dead-letters.dto.js';
 import { DeadLettersService } from './dead-letters.service.js';
 
+// Dead letters are any account's events: only platform administrators list or replay them.
 @ApiTags('operations')
+@AdminOnly()
 @ApiBadRequestResponse({ type: HttpErrorDto, description: 'Invalid parameters; `details` names each invalid field.' })
 @ApiServiceUnavailableResponse({ type: HttpErrorDto, description: 'No service answered in time.' })
 @Controller({ path: 'dead-letters', version: '1' })

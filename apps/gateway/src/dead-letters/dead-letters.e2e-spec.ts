@@ -20,7 +20,13 @@ import {
 import { PlatformConfigModule } from '@ioa/config';
 import { DatabaseModule } from '@ioa/database';
 import { createService, EventBus, HealthModule, MessagingModule, on } from '@ioa/messaging';
-import { connectRaw, expectEventually, startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
+import {
+  adminAuthHeaders,
+  connectRaw,
+  expectEventually,
+  startTestInfrastructure,
+  type TestInfrastructure,
+} from '@ioa/testing';
 import { createGatewayApp } from '../gateway.app.js';
 import type { DeadLetterDto, DeadLetterListDto } from './dead-letters.dto.js';
 
@@ -83,7 +89,7 @@ describe('dead letters and consumer health over HTTP', () => {
   let baseUrl: string;
 
   async function http<T>(method: 'GET' | 'POST', path: string): Promise<{ status: number; body: T }> {
-    const response = await fetch(`${baseUrl}${path}`, { method });
+    const response = await fetch(`${baseUrl}${path}`, { method, headers: adminAuthHeaders() });
     return { status: response.status, body: (await response.json()) as T };
   }
 

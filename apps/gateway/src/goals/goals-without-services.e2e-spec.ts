@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { GetGoalV1, HEADER_IDEMPOTENCY_KEY, HEADER_TRACEPARENT, SubmitGoalV1 } from '@ioa/contracts';
-import { connectRaw, startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
+import { adminAuthHeaders, connectRaw, startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
 import { createGatewayApp } from '../gateway.app.js';
 import { SseClient } from './testing/sse-client.js';
 
@@ -32,7 +32,7 @@ describe('the goal and group routes without services behind them', () => {
     const startedAt = Date.now();
     const response = await fetch(`${baseUrl}${path}`, {
       method,
-      headers: { 'content-type': 'application/json', ...headers },
+      headers: { 'content-type': 'application/json', ...adminAuthHeaders(), ...headers },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await response.text();

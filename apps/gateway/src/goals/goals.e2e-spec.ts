@@ -20,6 +20,7 @@ import {
   rawRequest,
   startTestInfrastructure,
   type TestInfrastructure,
+  adminAuthHeaders,
 } from '@ioa/testing';
 // The gateway's integration test boots the real services behind it, as the scheduler's does with its peers: what is
 // tested is the HTTP API over the real conversation between services, on a real broker and database.
@@ -74,7 +75,7 @@ describe('the goals API over a running platform', () => {
   ): Promise<HttpResult<T>> {
     const response = await fetch(`${baseUrl}${path}`, {
       method,
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...adminAuthHeaders() },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();

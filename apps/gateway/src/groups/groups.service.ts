@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import {
+  ContractError,
+  GetGoalV1,
   GetGroupV1,
   ListMessagesV1,
   ListMessagesV1Request,
@@ -14,11 +16,13 @@ import type { ListGroupMessagesQueryDto } from './dto/list-group-messages.query.
 export class GroupsService {
   constructor(private readonly client: ContractClient) {}
 
-  get(groupId: string, options: RequestOptions = {}): Promise<GroupV1> {
-    return this.client.request(GetGroupV1, { groupId }, options);
+  async get(groupId: string, options: RequestOptions = {}): Promise<GroupV1> {
+    const group = await this.client.request(GetGroupV1, { groupId }, options);
+    await this.checkVisible(group, options);
+    return group;
   }
 
-  listMessages(
+  async listMessages(
     groupId: string,
     query: ListGroupMessagesQueryDto,
     options: RequestOptions = {},
@@ -27,6 +31,21 @@ export class GroupsService {
     const request = Object.assign(new ListMessagesV1Request(), { groupId });
     if (query.afterSeq !== undefined) request.afterSeq = query.afterSeq;
     if (query.limit !== undefined) request.limit = query.limit;
+    if (options.principal && options.principal.role !== 'admin') await this.get(groupId, options);
     return this.client.request(ListMessagesV1, request, options);
+  }
+
+  /**
+   * A group follows its goal: a caller who may not see the goal (the scheduler answers NOT_FOUND for another
+   * account's goal) is told the group does not exist either, so existence does not leak. Admins see every group.
+   */
+  private async checkVisible(group: GroupV1, options: RequestOptions): Promise<void> {
+    if (!options.principal || options.principal.role === 'admin') return;
+    try {
+      await this.client.request(GetGoalV1, { goalId: group.goalId }, options);
+    } catch (error) {
+      if (error instanceof ContractError && error.code === 'NOT_FOUND') throw ContractError.notFound('Group', group.id);
+      throw error;
+    }
   }
 }

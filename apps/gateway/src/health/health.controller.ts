@@ -1,5 +1,6 @@
 import { Controller, Get, HttpStatus, Res, VERSION_NEUTRAL } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { Public } from '../auth/access.decorators.js';
 import { PlatformHealthDto } from './platform-health.dto.js';
 import { PlatformHealthService } from './platform-health.service.js';
 
@@ -8,7 +9,10 @@ interface StatusSettable {
   status(code: number): unknown;
 }
 
+// Liveness and readiness probes answer without credentials (kubelets and load balancers have none), so no account's
+// rate limit counts them; they say which parts are up, nothing about anyone's goals or agents.
 @ApiTags('health')
+@Public()
 @Controller({ path: 'health', version: VERSION_NEUTRAL })
 export class HealthController {
   constructor(private readonly health: PlatformHealthService) {}

@@ -14,6 +14,8 @@ describe('mapping contract errors to HTTP', () => {
     TIMEOUT: 503,
     BUDGET_EXHAUSTED: 429,
     INTERNAL: 502,
+    UNAUTHENTICATED: 401,
+    QUOTA_EXCEEDED: 429,
   };
 
   it.each(ERROR_CODES.map((code) => [code, expected[code]] as const))('maps %s to %i', (code, status) => {

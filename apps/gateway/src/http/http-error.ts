@@ -24,6 +24,9 @@ export function httpStatusOf(code: ErrorCode): number {
       return HttpStatus.BAD_REQUEST;
     case 'NOT_FOUND':
       return HttpStatus.NOT_FOUND;
+    // 401 asks for (other) credentials; 403 says these credentials are known but may not do this.
+    case 'UNAUTHENTICATED':
+      return HttpStatus.UNAUTHORIZED;
     case 'FORBIDDEN':
       return HttpStatus.FORBIDDEN;
     // INVALID_STATE: the resource exists but its current state forbids the request (a move out of turn, a
@@ -37,7 +40,9 @@ export function httpStatusOf(code: ErrorCode): number {
     // A token or time allowance is used up. 429 is how HTTP APIs report an exhausted quota (OpenAI answers
     // `insufficient_quota` with 429); unlike a rate limit it comes without Retry-After, since waiting does not help
     // until the budget is raised.
+    // An account's quota of agents or concurrent goals: 429 like a budget; it frees up as agents or goals end.
     case 'BUDGET_EXHAUSTED':
+    case 'QUOTA_EXCEEDED':
       return HttpStatus.TOO_MANY_REQUESTS;
     // A service behind the gateway failed: the gateway itself is fine, so 502 rather than 500 (which is reserved
     // for the gateway's own bugs).
@@ -48,7 +53,8 @@ export function httpStatusOf(code: ErrorCode): number {
 
 /** Best-effort reverse mapping for errors raised by the HTTP layer itself (router, pipes, body parser). */
 export function errorCodeOfHttpStatus(status: number): ErrorCode {
-  if (status === 401 || status === 403) return 'FORBIDDEN';
+  if (status === 401) return 'UNAUTHENTICATED';
+  if (status === 403) return 'FORBIDDEN';
   if (status === 404 || status === 405 || status === 410) return 'NOT_FOUND';
   if (status === 409) return 'CONFLICT';
   // A rate limit (429) is not an exhausted budget: waiting is enough, which is what UNAVAILABLE promises.

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   ContractError,
   isEndedGoalStatus,
+  type Principal,
   ListAgentsV1,
   ListGoalEventsV1,
   SearchAgentsV1,
@@ -10,7 +11,7 @@ import {
   type GoalStatus,
   type GoalV1,
 } from '@ioa/contracts';
-import { ContractClient } from '@ioa/messaging';
+import { ContractClient, type RequestOptions } from '@ioa/messaging';
 import { followGoalEvents } from '../a2a/follow-goal-events.js';
 import { GoalTaskTranslator } from '../a2a/goal-task-translator.js';
 import { GoalEventStreams } from '../goals/goal-event-streams.js';
@@ -78,38 +79,49 @@ export function summarizeAgent(agent: AgentCardV1, score?: number): AgentSummary
  */
 @Injectable()
 export class GoalToolsService {
+  /** Who the tools act for: the MCP endpoint binds each request's tools to its authenticated caller. */
+  private caller: RequestOptions = {};
+
   constructor(
     private readonly goals: GoalsService,
     private readonly streams: GoalEventStreams,
     private readonly client: ContractClient,
   ) {}
 
+  /** The same tools acting as `principal`: every request they make carries it (`Ioa-Principal`). */
+  forCaller(principal: Principal): GoalToolsService {
+    const tools = new GoalToolsService(this.goals, this.streams, this.client);
+    tools.caller = { principal: { accountId: principal.accountId, role: principal.role } };
+    return tools;
+  }
+
   async submit(goal: string, members: string[] | undefined): Promise<GoalV1> {
-    return this.goals.submit({ goal, members });
+    return this.goals.submit({ goal, members }, this.caller);
   }
 
   async get(goalId: string): Promise<GoalV1> {
-    return this.goals.get(goalId);
+    return this.goals.get(goalId, this.caller);
   }
 
   async cancel(goalId: string, reason: string | undefined): Promise<GoalV1> {
-    return this.goals.cancel(goalId, { reason });
+    return this.goals.cancel(goalId, { reason }, this.caller);
   }
 
   /** Posts the person's message; returns where the goal's log stood before it, to wait from there. */
   async postMessage(goalId: string, content: string): Promise<{ goal: GoalV1; afterSeq: number }> {
-    const { lastSeq } = await this.client.request(ListGoalEventsV1, { goalId, afterSeq: 0, limit: 1 });
-    return { goal: await this.goals.postMessage(goalId, { content }), afterSeq: lastSeq };
+    const { lastSeq } = await this.client.request(ListGoalEventsV1, { goalId, afterSeq: 0, limit: 1 }, this.caller);
+    return { goal: await this.goals.postMessage(goalId, { content }, this.caller), afterSeq: lastSeq };
   }
 
   async searchAgents(query: string, topK: number, onlineOnly: boolean): Promise<AgentSummary[]> {
-    const result = await this.client.request(SearchAgentsV1, { queries: [query], topK, onlineOnly, minScore: 0 });
+    const search = { queries: [query], topK, onlineOnly, minScore: 0 };
+    const result = await this.client.request(SearchAgentsV1, search, this.caller);
     return result.matches.map((match) => summarizeAgent(match.agent, match.score));
   }
 
   async listAgents(online: boolean | undefined, limit: number, offset: number) {
     const status = online === undefined ? undefined : online ? 'online' : 'offline';
-    const page = await this.client.request(ListAgentsV1, { status, limit, offset });
+    const page = await this.client.request(ListAgentsV1, { status, limit, offset }, this.caller);
     return { total: page.total, agents: page.items.map((agent) => summarizeAgent(agent)) };
   }
 
@@ -133,7 +145,13 @@ export class GoalToolsService {
     let step = 0;
     let reporting: Promise<void> = Promise.resolve();
     try {
-      const stream = await this.streams.open({ goalId, afterSeq, follow: false, signal: stop.signal, trace: {} });
+      const stream = await this.streams.open({
+        goalId,
+        afterSeq,
+        follow: false,
+        signal: stop.signal,
+        trace: this.caller,
+      });
       if (stream !== null && !stop.signal.aborted) {
         await followGoalEvents(stream, stop.signal, (event) => {
           for (const update of translator.translate(event)) {
@@ -149,7 +167,7 @@ export class GoalToolsService {
         });
       }
       await reporting;
-      return summarizeGoal(await this.goals.get(goalId), question);
+      return summarizeGoal(await this.goals.get(goalId, this.caller), question);
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', abort);

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { expectEventually } from '@ioa/testing';
+import { adminAuthHeaders, expectEventually } from '@ioa/testing';
 import type { AgentPlatform } from '../../../../test/support/agent-platform.js';
 import { startGatewayOverPlatform, type GatewayOverPlatform } from '../testing/gateway-over-platform.js';
 import { greeterMoves, startSelfSpeakingAgent, type SelfSpeakingAgent } from '../testing/self-speaking-agent.js';
@@ -48,7 +48,9 @@ describe('the MCP endpoint over a running platform', () => {
     stack = await startGatewayOverPlatform();
     ({ platform, baseUrl } = stack);
     client = new Client({ name: 'mcp-endpoint-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`)));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: adminAuthHeaders() } }),
+    );
   }, 180_000);
 
   afterAll(async () => {

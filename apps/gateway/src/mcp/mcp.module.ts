@@ -1,5 +1,6 @@
 import { Module, type OnModuleDestroy } from '@nestjs/common';
 import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { principalOfAuthInfo } from './mcp-caller.js';
 import { GoalsModule } from '../goals/goals.module.js';
 import { GoalToolsService } from './goal-tools.service.js';
 import { createIoaMcpServer } from './ioa-mcp-server.js';
@@ -10,7 +11,10 @@ export class McpEndpoint implements OnModuleDestroy {
 
   constructor(tools: GoalToolsService) {
     // 2025-era clients (initialize handshake) are served statelessly too, from the same tools.
-    this.handler = createMcpHandler(() => createIoaMcpServer(tools), { legacy: 'stateless' });
+    // Each request's server acts as its caller (authenticated by `requireCredentials`, passed as `authInfo`).
+    this.handler = createMcpHandler((context) => createIoaMcpServer(tools.forCaller(principalOfAuthInfo(context))), {
+      legacy: 'stateless',
+    });
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -2,6 +2,10 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { Request, Response } from 'express';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { AccountRateLimiter } from '../auth/account-rate-limiter.js';
+import { Authenticator } from '../auth/authenticator.js';
+import { principalOfRequest, requireCredentials } from '../auth/protocol-authentication.js';
+import { authInfoOf } from './mcp-caller.js';
 import { McpEndpoint } from './mcp.module.js';
 
 export const MCP_PATH = '/mcp';
@@ -43,24 +47,30 @@ async function sendWebResponse(source: globalThis.Response, response: Response):
 /**
  * Mounts the MCP endpoint (Streamable HTTP) on the gateway's Express instance. The SDK's handler is web-standard
  * (`Request` → `Response`); this adapts Express to it, as `@modelcontextprotocol/node` would, in a few lines.
+ * It needs the same credentials as REST; the SDK gets the authenticated caller as `authInfo`.
  */
 export function mountMcpEndpoint(app: NestExpressApplication): void {
   const { handler } = app.get(McpEndpoint);
-  app.use(MCP_PATH, (request: Request, response: Response) => {
-    const parsedBody: unknown = request.is('application/json') ? request.body : undefined;
-    handler
-      .fetch(toWebRequest(request, response), parsedBody === undefined ? {} : { parsedBody })
-      .then((answer) => sendWebResponse(answer, response))
-      .catch((error: unknown) => {
-        if (response.headersSent) {
-          response.destroy(error as Error);
-          return;
-        }
-        response.status(500).json({
-          jsonrpc: '2.0',
-          id: null,
-          error: { code: -32603, message: `MCP endpoint failed: ${(error as Error)?.message ?? String(error)}` },
+  app.use(
+    MCP_PATH,
+    requireCredentials(app.get(Authenticator), app.get(AccountRateLimiter)),
+    (request: Request, response: Response) => {
+      const parsedBody: unknown = request.is('application/json') ? request.body : undefined;
+      const authInfo = authInfoOf(principalOfRequest(request));
+      handler
+        .fetch(toWebRequest(request, response), parsedBody === undefined ? { authInfo } : { parsedBody, authInfo })
+        .then((answer) => sendWebResponse(answer, response))
+        .catch((error: unknown) => {
+          if (response.headersSent) {
+            response.destroy(error as Error);
+            return;
+          }
+          response.status(500).json({
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: -32603, message: `MCP endpoint failed: ${(error as Error)?.message ?? String(error)}` },
+          });
         });
-      });
-  });
+    },
+  );
 }

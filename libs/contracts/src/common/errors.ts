@@ -19,6 +19,10 @@ export const ERROR_CODES = [
   'TIMEOUT',
   'BUDGET_EXHAUSTED',
   'INTERNAL',
+  /** No credentials, or credentials that are unknown, expired or revoked (HTTP 401). @since issue 10 */
+  'UNAUTHENTICATED',
+  /** An account's quota (agents, concurrent goals) is used up; it frees up as its agents or goals end. @since issue 10 */
+  'QUOTA_EXCEEDED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

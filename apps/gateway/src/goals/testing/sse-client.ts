@@ -1,5 +1,5 @@
 import { createParser } from 'eventsource-parser';
-import { expectEventually } from '@ioa/testing';
+import { adminAuthHeaders, expectEventually } from '@ioa/testing';
 
 /** One event as an EventSource would deliver it, with `data` parsed as JSON. */
 export interface ReceivedSseEvent {
@@ -32,7 +32,10 @@ export class SseClient {
 
   static async open(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
     const abort = new AbortController();
-    const response = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: abort.signal });
+    const response = await fetch(url, {
+      headers: { accept: 'text/event-stream', ...adminAuthHeaders(), ...headers },
+      signal: abort.signal,
+    });
     const isStream = response.status === 200 && response.headers.get('content-type')?.startsWith('text/event-stream');
     const client = new SseClient(abort, response.status, response.headers, isStream ? '' : await response.text());
     if (isStream && response.body) client.done = client.pump(response.body);
