@@ -84,6 +84,14 @@ export class SchedulerEnvironment {
   @Min(100)
   @Max(3_600_000)
   SCHEDULER_GROUP_GAP_TIMEOUT_MS?: number;
+
+  /** Top-level goals one account may have open at once (sub-goals do not count); admins are held to it too. */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  SCHEDULER_MAX_OPEN_GOALS_PER_ACCOUNT?: number;
 }
 
 const SCHEDULER_VARIABLES = [
@@ -97,6 +105,7 @@ const SCHEDULER_VARIABLES = [
   'SCHEDULER_TURN_TIMEOUT_SECONDS',
   'SCHEDULER_BRIEF_WINDOW',
   'SCHEDULER_GROUP_GAP_TIMEOUT_MS',
+  'SCHEDULER_MAX_OPEN_GOALS_PER_ACCOUNT',
 ] as const;
 type SchedulerVariable = (typeof SCHEDULER_VARIABLES)[number];
 
@@ -122,6 +131,8 @@ export const schedulerConfig = registerAs('scheduler', () => {
     briefWindow: number('SCHEDULER_BRIEF_WINDOW', 12),
     // Long enough for a failed delivery's first redeliveries (1 s, then 5 s); far shorter than its dead-lettering.
     groupGapTimeoutMs: number('SCHEDULER_GROUP_GAP_TIMEOUT_MS', 30_000),
+    // Enough for a person or a busy script; a runaway client stops here instead of filling the platform.
+    maxOpenGoalsPerAccount: number('SCHEDULER_MAX_OPEN_GOALS_PER_ACCOUNT', 100),
     /** A claimed delivery or team formation that makes no progress for this long is taken over again (crash). */
     leaseSeconds: 30,
   };

@@ -14,6 +14,7 @@ import { CreateSchedulerTables1795312543981 } from './migrations/1795312543981-c
 import { AddGoalWaitingForUser1795312543982 } from './migrations/1795312543982-add-goal-waiting-for-user.js';
 import { DropOutboxStream1795312543983 } from './migrations/1795312543983-drop-outbox-stream.js';
 import { AddGoalIdempotencyKey1795312543984 } from './migrations/1795312543984-add-goal-idempotency-key.js';
+import { AddGoalAccount1795312700000 } from './migrations/1795312700000-add-goal-account.js';
 import { AddGroupFeeds1795312600000 } from './migrations/1795312600000-add-group-feeds.js';
 import { schedulerConfig, type SchedulerConfig } from './scheduler.config.js';
 import { SchedulerSweeper } from './sweeper/scheduler-sweeper.js';
@@ -37,6 +38,7 @@ import { TasksModule } from './tasks/tasks.module.js';
         DropOutboxStream1795312543983,
         AddGoalIdempotencyKey1795312543984,
         AddGroupFeeds1795312600000,
+        AddGoalAccount1795312700000,
       ],
     }),
     // Events are flushed after each commit; what a failure left behind is retried at the sweep interval.

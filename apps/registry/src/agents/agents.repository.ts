@@ -68,6 +68,15 @@ export class AgentsTransaction {
     return (result.raw as unknown[]).length === 1;
   }
 
+  /**
+   * How many agents an owner has, counted under a transaction-scoped advisory lock on the owner, so two racing
+   * registrations of one owner count each other (the quota cannot be overshot by sending in parallel).
+   */
+  async lockAndCountOwned(owner: string): Promise<number> {
+    await this.manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`registry.owner-quota:${owner}`]);
+    return this.manager.count(AgentEntity, { where: { owner } });
+  }
+
   async update(id: string, changes: Partial<Omit<AgentEntity, 'id'>>): Promise<void> {
     await this.manager.update(AgentEntity, { id }, columns(changes));
   }

@@ -49,6 +49,7 @@ export class AgentsService {
         if (existing) {
           return { agent: await this.reRegister(transaction, existing, request.owner, fields), created: false };
         }
+        await this.checkAgentQuota(transaction, request.owner);
         const now = await transaction.now();
         const fresh = Object.assign(new AgentEntity(), {
           id: randomUUID(),
@@ -70,6 +71,19 @@ export class AgentsService {
       throw new ContractError('CONFLICT', message, { name: request.name }, true);
     });
     return { agent: toAgentCard(agent), created, heartbeatTtlSeconds: this.config.heartbeatTtlSeconds };
+  }
+
+  /** A new agent is refused once its owner (an account) has `maxAgentsPerOwner`; re-registering one is not new. */
+  private async checkAgentQuota(transaction: AgentsTransaction, owner: string): Promise<void> {
+    const owned = await transaction.lockAndCountOwned(owner);
+    const limit = this.config.maxAgentsPerOwner;
+    if (owned >= limit) {
+      throw new ContractError(
+        'QUOTA_EXCEEDED',
+        `Owner ${owner} already has ${owned} agents (at most ${limit}); deregister one first`,
+        { owner, owned, limit },
+      );
+    }
   }
 
   private async reRegister(

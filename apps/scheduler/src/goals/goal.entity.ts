@@ -31,6 +31,13 @@ export class GoalEntity {
   @Column({ name: 'idempotency_key', type: 'varchar', length: 200, nullable: true })
   idempotencyKey: string | null;
 
+  /**
+   * The account the goal belongs to (`Ioa-Principal` of the submit; a sub-goal inherits its parent's); NULL when a
+   * platform service submitted it. Only that account and admins see or act on the goal.
+   */
+  @Column({ name: 'account_id', type: 'varchar', length: 200, nullable: true })
+  accountId: string | null;
+
   @Column({ name: 'group_id', type: 'uuid', nullable: true })
   groupId: string | null;
 

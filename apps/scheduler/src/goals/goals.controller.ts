@@ -14,7 +14,7 @@ import {
   type GoalV1,
   type ListGoalEventsV1Response,
 } from '@ioa/contracts';
-import { HandleRequest, idempotencyKeyOf } from '@ioa/messaging';
+import { HandleRequest, idempotencyKeyOf, principalOf } from '@ioa/messaging';
 import { GoalsService } from './goals.service.js';
 
 @Controller()
@@ -23,26 +23,30 @@ export class GoalsController {
 
   @HandleRequest(SubmitGoalV1)
   onSubmitGoal(@Payload() request: SubmitGoalV1Request, @Ctx() context: NatsContext): Promise<GoalV1> {
-    return this.goals.submit(request, idempotencyKeyOf(context));
+    return this.goals.submit(request, idempotencyKeyOf(context), principalOf(context));
   }
 
+  // Every goal request is scoped by `Ioa-Principal`: another account's goal is NOT_FOUND (see `GoalsService`).
   @HandleRequest(GetGoalV1)
-  onGetGoal(@Payload() request: GoalRefV1Request): Promise<GoalV1> {
-    return this.goals.get(request.goalId);
+  onGetGoal(@Payload() request: GoalRefV1Request, @Ctx() context: NatsContext): Promise<GoalV1> {
+    return this.goals.get(request.goalId, principalOf(context));
   }
 
   @HandleRequest(CancelGoalV1)
-  onCancelGoal(@Payload() request: CancelGoalV1Request): Promise<GoalV1> {
-    return this.goals.cancel(request);
+  onCancelGoal(@Payload() request: CancelGoalV1Request, @Ctx() context: NatsContext): Promise<GoalV1> {
+    return this.goals.cancel(request, principalOf(context));
   }
 
   @HandleRequest(PostGoalMessageV1)
-  onPostGoalMessage(@Payload() request: PostGoalMessageV1Request): Promise<GoalV1> {
-    return this.goals.postMessage(request);
+  onPostGoalMessage(@Payload() request: PostGoalMessageV1Request, @Ctx() context: NatsContext): Promise<GoalV1> {
+    return this.goals.postMessage(request, principalOf(context));
   }
 
   @HandleRequest(ListGoalEventsV1)
-  onListGoalEvents(@Payload() request: ListGoalEventsV1Request): Promise<ListGoalEventsV1Response> {
-    return this.goals.listEvents(request);
+  onListGoalEvents(
+    @Payload() request: ListGoalEventsV1Request,
+    @Ctx() context: NatsContext,
+  ): Promise<ListGoalEventsV1Response> {
+    return this.goals.listEvents(request, principalOf(context));
   }
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { IsNull } from 'typeorm';
 import {
   ContractError,
   PostUserMessageV1,
@@ -8,6 +9,7 @@ import {
   type ListGoalEventsV1Request,
   type ListGoalEventsV1Response,
   type PostGoalMessageV1Request,
+  type Principal,
   type SubmitGoalV1Request,
 } from '@ioa/contracts';
 import { ContractClient } from '@ioa/messaging';
@@ -23,6 +25,12 @@ import { lockGoal } from './goal-lock.js';
 import { cancelGoal, checkPostMessage, personPosted } from './goal-state-machine.js';
 import { toGoalV1 } from './goal.mapper.js';
 import { TeamFormation } from './team-formation.service.js';
+import { schedulerConfig, type SchedulerConfig } from '../scheduler.config.js';
+
+/** A person's account sees its own goals; an admin, and a platform service acting for itself (no principal), all. */
+function mayAccess(goal: GoalEntity, principal: Principal | undefined): boolean {
+  return !principal || principal.role === 'admin' || goal.accountId === principal.accountId;
+}
 
 /** The goal use cases behind the scheduler's request subjects. */
 @Injectable()
@@ -35,23 +43,25 @@ export class GoalsService {
     private readonly log: GoalEventLog,
     private readonly formation: TeamFormation,
     private readonly client: ContractClient,
+    @Inject(schedulerConfig.KEY) private readonly config: SchedulerConfig,
   ) {}
 
   /**
    * Stores the goal (`submitted`) and replies at once; the team forms in the background. A goal with
    * `parentTaskId` is a sub-team's goal: one level deeper than the parent task's goal, refused beyond `maxDepth`.
    */
-  async submit(request: SubmitGoalV1Request, idempotencyKey?: string): Promise<GoalV1> {
+  async submit(request: SubmitGoalV1Request, idempotencyKey?: string, principal?: Principal): Promise<GoalV1> {
+    const accountId = principal?.accountId ?? null;
     if (idempotencyKey) {
-      const earlier = await this.findByIdempotencyKey(idempotencyKey);
+      const earlier = await this.findByIdempotencyKey(accountId, idempotencyKey);
       if (earlier) return this.get(earlier.id);
     }
     let stored: { goal: GoalEntity; created: boolean };
     try {
-      stored = await this.createGoal(request, idempotencyKey ?? null);
+      stored = await this.createGoal(request, idempotencyKey ?? null, accountId);
     } catch (error) {
       // Two retries racing with the same key: the unique index lets one insert win; the other returns its goal.
-      const winner = idempotencyKey ? await this.findByIdempotencyKey(idempotencyKey) : null;
+      const winner = idempotencyKey ? await this.findByIdempotencyKey(accountId, idempotencyKey) : null;
       if (!winner) throw error;
       return this.get(winner.id);
     }
@@ -63,13 +73,15 @@ export class GoalsService {
     return submitted;
   }
 
-  private findByIdempotencyKey(idempotencyKey: string): Promise<GoalEntity | null> {
-    return this.transactions.manager.findOneBy(GoalEntity, { idempotencyKey });
+  /** Keys are per account: the same key from another account is another goal. */
+  private findByIdempotencyKey(accountId: string | null, idempotencyKey: string): Promise<GoalEntity | null> {
+    return this.transactions.manager.findOneBy(GoalEntity, { accountId: accountId ?? IsNull(), idempotencyKey });
   }
 
   private createGoal(
     request: SubmitGoalV1Request,
     idempotencyKey: string | null,
+    accountId: string | null,
   ): Promise<{ goal: GoalEntity; created: boolean }> {
     return this.transactions.run(async (unit) => {
       const now = new Date();
@@ -77,6 +89,7 @@ export class GoalsService {
         id: randomUUID(),
         goal: request.goal,
         idempotencyKey,
+        accountId,
         status: 'submitted',
         statusReason: null,
         requestedMembers: request.members?.length ? [...new Set(request.members.map((member) => member.trim()))] : null,
@@ -107,6 +120,8 @@ export class GoalsService {
       if (request.parentTaskId) {
         const existing = await this.attachToParentTask(unit, goal, request.parentTaskId);
         if (existing) return { goal: existing, created: false };
+      } else if (accountId !== null) {
+        await this.checkOpenGoalQuota(unit, accountId);
       }
       await unit.manager.insert(GoalEntity, goal);
       await this.goals.recordStatus(unit, goal, null);
@@ -144,21 +159,52 @@ export class GoalsService {
     }
     goal.depth = parent.depth + 1;
     goal.maxDepth = parent.maxDepth;
+    // A sub-team works for whoever the parent goal works for.
+    goal.accountId = parent.accountId;
     goal.parentTaskId = task.id;
     goal.parentGoalId = parent.id;
     if (decision.outcome === 'transition') await this.tasks.write(unit, parent, task, decision);
     return null;
   }
 
-  async get(goalId: string): Promise<GoalV1> {
+  /**
+   * A top-level goal is refused once the account has `maxOpenGoalsPerAccount` open; an advisory lock on the account
+   * makes two racing submits count each other.
+   */
+  private async checkOpenGoalQuota(unit: UnitOfWork, accountId: string): Promise<void> {
+    await unit.manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`scheduler.goal-quota:${accountId}`]);
+    const open = await unit.manager.count(GoalEntity, {
+      where: { accountId, endedAt: IsNull(), parentGoalId: IsNull() },
+    });
+    const limit = this.config.maxOpenGoalsPerAccount;
+    if (open >= limit) {
+      throw new ContractError(
+        'QUOTA_EXCEEDED',
+        `Account ${accountId} already has ${open} open goals (at most ${limit}); cancel one or wait for one to end`,
+        { accountId, open, limit },
+      );
+    }
+  }
+
+  /**
+   * The goal, if the principal may see it: its own account's, or any for an admin or a platform service (no
+   * principal). Another account's goal is NOT_FOUND, exactly like a missing one, so ids do not reveal existence.
+   */
+  private async visibleGoal(goalId: string, principal: Principal | undefined): Promise<GoalEntity> {
     const goal = await this.transactions.manager.findOneBy(GoalEntity, { id: goalId });
-    if (!goal) throw ContractError.notFound('Goal', goalId);
+    if (!goal || !mayAccess(goal, principal)) throw ContractError.notFound('Goal', goalId);
+    return goal;
+  }
+
+  async get(goalId: string, principal?: Principal): Promise<GoalV1> {
+    const goal = await this.visibleGoal(goalId, principal);
     const tasks = await this.transactions.manager.find(TaskEntity, { where: { goalId }, order: { createdAt: 'ASC' } });
     return toGoalV1(goal, tasks);
   }
 
   /** Cancels the goal: group closed, open tasks and sub-goals canceled. Canceling a canceled goal changes nothing. */
-  async cancel(request: CancelGoalV1Request): Promise<GoalV1> {
+  async cancel(request: CancelGoalV1Request, principal?: Principal): Promise<GoalV1> {
+    await this.visibleGoal(request.goalId, principal);
     await this.transactions.run(async (unit) => {
       const goal = await lockGoal(unit, request.goalId);
       if (!goal) throw ContractError.notFound('Goal', request.goalId);
@@ -171,9 +217,8 @@ export class GoalsService {
    * A person joins the conversation: the message goes to the group (chat re-opens a concluded group), and the goal
    * is `working` again — a follow-up to a completed goal starts a new round with fresh budgets.
    */
-  async postMessage(request: PostGoalMessageV1Request): Promise<GoalV1> {
-    const goal = await this.transactions.manager.findOneBy(GoalEntity, { id: request.goalId });
-    if (!goal) throw ContractError.notFound('Goal', request.goalId);
+  async postMessage(request: PostGoalMessageV1Request, principal?: Principal): Promise<GoalV1> {
+    const goal = await this.visibleGoal(request.goalId, principal);
     const allowed = checkPostMessage(goal);
     if (allowed.outcome === 'rejected') {
       throw new ContractError(allowed.code, allowed.reason, { rule: allowed.rule, status: goal.status });
@@ -190,9 +235,8 @@ export class GoalsService {
     return this.get(goal.id);
   }
 
-  async listEvents(request: ListGoalEventsV1Request): Promise<ListGoalEventsV1Response> {
-    const goal = await this.transactions.manager.findOneBy(GoalEntity, { id: request.goalId });
-    if (!goal) throw ContractError.notFound('Goal', request.goalId);
+  async listEvents(request: ListGoalEventsV1Request, principal?: Principal): Promise<ListGoalEventsV1Response> {
+    const goal = await this.visibleGoal(request.goalId, principal);
     const items = await this.log.list(goal.id, request.afterSeq, request.limit);
     return { items, lastSeq: goal.lastEventSeq };
   }
