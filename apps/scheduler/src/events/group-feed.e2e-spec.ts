@@ -35,7 +35,13 @@ describe('group feed: the end of a conversation, delivered out of order', () => 
   /** A working goal and its real group, once every message chat wrote so far is in the goal's log. */
   async function workingGoal(): Promise<{ goalId: string; group: GroupV1 }> {
     const lead = await harness.registerAgent(anAgent(WRITER));
-    const submitted = await harness.ok(SubmitGoalV1, { goal: 'Write a line about order', members: [lead.name] });
+    const submitted = await harness.ok(SubmitGoalV1, {
+      goal: 'Write a line about order',
+      members: [lead.name],
+      maxTurns: 12,
+      maxDepth: 1,
+      budget: {},
+    });
     const goal = await harness.goalIn(submitted.id, 'working');
     const group = await harness.ok(GetGroupV1, { groupId: goal.groupId! });
     await expectEventually(async () => messageSeqs(await harness.events(goal.id)).length === group.lastSeq);

@@ -7,12 +7,16 @@ import {
   checkPostMessage,
   claimFormation,
   exhaustedBudget,
+  forcedConclusionUnsent,
   formationFailed,
+  groupClosed,
   groupStateChanged,
   messagePosted,
   openedGroup,
   personPosted,
   recordTeam,
+  renewFormationLease,
+  submitGoal,
   usageSpent,
   type GoalDecision,
   type GoalRejection,
@@ -20,6 +24,7 @@ import {
   type GoalTransition,
   type GroupChange,
   type GroupMessage,
+  type GoalSubmission,
 } from './goal-state-machine.js';
 
 const NOW = new Date('2026-01-01T12:00:00.000Z');
@@ -96,6 +101,70 @@ function recorded(transition: GoalTransition): string[] {
   return transition.records.map((record) => `${record.previousStatus}→${record.goal.status}`);
 }
 
+function newSubmission(overrides: Partial<GoalSubmission> = {}): GoalSubmission {
+  return {
+    goal: 'Write a haiku',
+    members: undefined,
+    maxTurns: 12,
+    maxDepth: 1,
+    budget: undefined,
+    idempotencyKey: null,
+    parent: null,
+    ...overrides,
+  };
+}
+
+describe('submission', () => {
+  const id = '20000000-0000-4000-8000-000000000009';
+
+  it('creates a submitted goal whose first round starts now, and records that status from nothing', () => {
+    const creation = submitGoal(id, newSubmission({ budget: { tokens: 500 }, idempotencyKey: 'k-1' }), NOW);
+    expect(creation.goal).toMatchObject({
+      id,
+      goal: 'Write a haiku',
+      status: 'submitted',
+      statusReason: null,
+      requestedMembers: null,
+      team: [],
+      groupId: null,
+      depth: 0,
+      maxDepth: 1,
+      parentTaskId: null,
+      parentGoalId: null,
+      budgetTokens: 500,
+      budgetSeconds: null,
+      promptTokens: 0,
+      roundStartedAt: NOW,
+      roundStartTokens: 0,
+      idempotencyKey: 'k-1',
+      lastEventSeq: 0,
+      createdAt: NOW,
+      updatedAt: NOW,
+      endedAt: null,
+    });
+    expect(creation.records).toEqual([
+      { goal: expect.objectContaining({ status: 'submitted' }), previousStatus: null },
+    ]);
+  });
+
+  it('lists named members once each, trimmed, the leader first; an empty list means autonomous formation', () => {
+    const named = submitGoal(id, newSubmission({ members: [' lead ', 'bob', 'lead'] }), NOW);
+    expect(named.goal.requestedMembers).toEqual(['lead', 'bob']);
+    expect(submitGoal(id, newSubmission({ members: [] }), NOW).goal.requestedMembers).toBeNull();
+  });
+
+  it("puts a sub-team's goal one level below its parent, with the parent's nesting limit", () => {
+    const parent = { goalId: '20000000-0000-4000-8000-000000000001', taskId: '30000000-0000-4000-8000-000000000001' };
+    const creation = submitGoal(id, newSubmission({ maxDepth: 5, parent: { ...parent, depth: 1, maxDepth: 2 } }), NOW);
+    expect(creation.goal).toMatchObject({
+      depth: 2,
+      maxDepth: 2,
+      parentGoalId: parent.goalId,
+      parentTaskId: parent.taskId,
+    });
+  });
+});
+
 describe('team formation', () => {
   const lease = new Date(NOW.getTime() + 30_000);
 
@@ -116,6 +185,15 @@ describe('team formation', () => {
     expectRejection(claimFormation(forming({ formationLeaseUntil: lease }), NOW, lease), 'FORMATION_LEASED');
     expectRejection(claimFormation(newGoal({ status: 'working' }), NOW, lease), 'NOT_FORMING');
     expectRejection(claimFormation(newGoal({ status: 'canceled' }), NOW, lease), 'NOT_FORMING');
+  });
+
+  it('extends the lease only while the goal forms its team', () => {
+    const later = new Date(NOW.getTime() + 60_000);
+    const transition = expectTransition(renewFormationLease(forming({ formationLeaseUntil: lease }), NOW, later));
+    expect(transition.goal.formationLeaseUntil).toEqual(later);
+    expect(transition.records).toEqual([]);
+    expectRejection(renewFormationLease(newGoal({ status: 'canceled' }), NOW, later), 'NOT_FORMING_TEAM');
+    expectRejection(renewFormationLease(newGoal({ status: 'working' }), NOW, later), 'NOT_FORMING_TEAM');
   });
 
   it('records the chosen team with what choosing it cost, only while forming', () => {
@@ -424,6 +502,26 @@ describe('budgets', () => {
     expect(transition.goal).toMatchObject({ promptTokens: 30, completionTokens: 25, modelCalls: 1 });
     expect(transition.forceConclusion).not.toBeNull();
     expect(usageSpent(newGoal(), undefined, NOW)).toMatchObject({ outcome: 'unchanged' });
+  });
+});
+
+describe('follow-ups of an ended goal', () => {
+  it('records once that the group of a failed or canceled goal is closed, without a status entry', () => {
+    const canceled = newGoal({ status: 'canceled' });
+    const transition = expectTransition(groupClosed(canceled, NOW));
+    expect(transition.goal.groupClosedAt).toEqual(NOW);
+    expect(transition.records).toEqual([]);
+    expect(transition.followUpEnd).toBe(false);
+    expect(groupClosed({ ...canceled, groupClosedAt: STARTED }, NOW)).toMatchObject({ outcome: 'unchanged' });
+  });
+
+  it('clears a forced conclusion that could not be sent, so the budget check asks again', () => {
+    const forced = newGoal({ budgetSeconds: 30, conclusionForcedAt: STARTED });
+    const transition = expectTransition(forcedConclusionUnsent(forced, NOW));
+    expect(transition.goal.conclusionForcedAt).toBeNull();
+    expect(transition.records).toEqual([]);
+    expect(checkBudget({ ...forced, ...transition.goal }, NOW)).toMatchObject({ outcome: 'transition' });
+    expect(forcedConclusionUnsent(newGoal(), NOW)).toMatchObject({ outcome: 'unchanged' });
   });
 });
 

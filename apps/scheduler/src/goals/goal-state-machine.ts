@@ -158,6 +158,85 @@ export function exhaustedBudget(
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// submission
+
+/** What a submission asks for (already validated against the contract). */
+export interface GoalSubmission {
+  goal: string;
+  /** Agent names or ids for an explicit team; none (or an empty list) for autonomous team formation. */
+  members: string[] | undefined;
+  maxTurns: number;
+  maxDepth: number;
+  budget: { tokens?: number; seconds?: number } | undefined;
+  idempotencyKey: string | null;
+  /** A sub-team's goal: the goal of the task it works for (the task has accepted it: `attachSubGoal`). */
+  parent: { goalId: string; taskId: string; depth: number; maxDepth: number } | null;
+}
+
+/** A new goal: the fields its transitions change and those fixed at submission. */
+export interface NewGoal extends GoalSnapshot {
+  goal: string;
+  idempotencyKey: string | null;
+  requestedMembers: string[] | null;
+  maxTurns: number;
+  depth: number;
+  maxDepth: number;
+  parentTaskId: string | null;
+  parentGoalId: string | null;
+  lastEventSeq: number;
+  createdAt: Date;
+}
+
+export interface GoalCreation {
+  outcome: 'created';
+  goal: NewGoal;
+  /** Its first status entry: `submitted`, from nothing. */
+  records: Array<{ goal: GoalFields; previousStatus: null }>;
+}
+
+/**
+ * A goal is submitted: `submitted`, its first round starting now, with the budgets asked for. Named members are
+ * trimmed and listed once each (the first leads). A sub-team's goal sits one level below its parent's and keeps
+ * the parent's nesting limit, whatever it asked for. Team formation starts after commit.
+ */
+export function submitGoal(id: string, submission: GoalSubmission, now: Date): GoalCreation {
+  const members = submission.members?.length ? [...new Set(submission.members.map((member) => member.trim()))] : null;
+  const { parent } = submission;
+  const goal: NewGoal = {
+    id,
+    goal: submission.goal,
+    idempotencyKey: submission.idempotencyKey,
+    requestedMembers: members,
+    maxTurns: submission.maxTurns,
+    depth: parent ? parent.depth + 1 : 0,
+    maxDepth: parent ? parent.maxDepth : submission.maxDepth,
+    parentTaskId: parent?.taskId ?? null,
+    parentGoalId: parent?.goalId ?? null,
+    budgetTokens: submission.budget?.tokens ?? null,
+    budgetSeconds: submission.budget?.seconds ?? null,
+    status: 'submitted',
+    statusReason: null,
+    conclusion: null,
+    groupId: null,
+    team: [],
+    waitingForUser: false,
+    conclusionForcedAt: null,
+    formationLeaseUntil: null,
+    groupClosedAt: null,
+    promptTokens: 0,
+    completionTokens: 0,
+    modelCalls: 0,
+    roundStartedAt: now,
+    roundStartTokens: 0,
+    lastEventSeq: 0,
+    createdAt: now,
+    updatedAt: now,
+    endedAt: null,
+  };
+  return { outcome: 'created', goal, records: [{ goal: fieldsOf(goal), previousStatus: null }] };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // team formation
 
 /** Team formation takes the goal: `forming_team` with a fresh lease, unless another formation holds a live one. */
@@ -171,6 +250,17 @@ export function claimFormation(goal: GoalSnapshot, now: Date, leaseUntil: Date):
   const draft = new Draft(goal, now);
   draft.goal.formationLeaseUntil = leaseUntil;
   if (goal.status === 'submitted') draft.setStatus({ status: 'forming_team' });
+  return draft.transition();
+}
+
+/**
+ * Team formation extends its lease before each step; a goal that left `forming_team` meanwhile (canceled, or ended
+ * by its group) is no longer its to form, which stops the formation.
+ */
+export function renewFormationLease(goal: GoalSnapshot, now: Date, leaseUntil: Date): GoalDecision {
+  if (goal.status !== 'forming_team') return notFormingTeam(goal);
+  const draft = new Draft(goal, now);
+  draft.goal.formationLeaseUntil = leaseUntil;
   return draft.transition();
 }
 
@@ -331,6 +421,25 @@ export function groupStateChanged(goal: GoalSnapshot, group: GroupChange, now: D
       draft.syncConversationStatus();
       return draft.transition();
   }
+}
+
+/** Chat confirmed the group of a failed or canceled goal closed (or had nothing left to close): done, once. */
+export function groupClosed(goal: GoalSnapshot, now: Date): GoalDecision {
+  if (goal.groupClosedAt !== null) return { outcome: 'unchanged', why: 'the group was closed already' };
+  const draft = new Draft(goal, now);
+  draft.goal.groupClosedAt = now;
+  return draft.transition();
+}
+
+/**
+ * Chat could not be asked to conclude the group of a goal out of budget (unreachable, or a retryable error): the
+ * mark is cleared, so the sweeper's budget check asks again.
+ */
+export function forcedConclusionUnsent(goal: GoalSnapshot, now: Date): GoalDecision {
+  if (goal.conclusionForcedAt === null) return { outcome: 'unchanged', why: 'no forced conclusion is pending' };
+  const draft = new Draft(goal, now);
+  draft.goal.conclusionForcedAt = null;
+  return draft.transition();
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ import { Planner, PlanningFailedError } from '../planning/planner.js';
 import { schedulerConfig } from '../scheduler.config.js';
 import { GoalEntity } from './goal.entity.js';
 import { lockGoal } from './goal-lock.js';
-import { claimFormation, formationFailed, openedGroup, recordTeam } from './goal-state-machine.js';
+import { claimFormation, formationFailed, openedGroup, recordTeam, renewFormationLease } from './goal-state-machine.js';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_TEAM = 4;
@@ -132,12 +132,14 @@ export class TeamFormation {
 
   /** Extends the lease before a step; stops the formation when the goal was canceled meanwhile. */
   private async renewLease(goalId: string): Promise<void> {
-    const result = await this.transactions.manager.update(
-      GoalEntity,
-      { id: goalId, status: 'forming_team' },
-      { formationLeaseUntil: this.leaseEnd() },
-    );
-    if (!result.affected) throw new FormationAbandoned('no longer forming its team');
+    const renewed = await this.transactions.run(async (unit) => {
+      const goal = await lockGoal(unit, goalId);
+      if (!goal) return false;
+      const decision = renewFormationLease(goal, new Date(), this.leaseEnd());
+      if (decision.outcome !== 'transition') return false;
+      return this.lifecycle.apply(unit, goal, decision);
+    });
+    if (!renewed) throw new FormationAbandoned('no longer forming its team');
   }
 
   private leaseEnd(): Date {

@@ -4,7 +4,7 @@ import type { UnitOfWork } from '@ioa/database';
 import { GoalEventLog } from '../events/goal-event-log.js';
 import { GoalEntity } from '../goals/goal.entity.js';
 import { toGoalStatusData, toGoalV1 } from '../goals/goal.mapper.js';
-import type { GoalTransition } from '../goals/goal-state-machine.js';
+import type { GoalCreation, GoalTransition } from '../goals/goal-state-machine.js';
 import { TaskEntity } from '../tasks/task.entity.js';
 import { TaskChanges } from './task-changes.js';
 
@@ -19,6 +19,12 @@ export class GoalChanges {
     private readonly log: GoalEventLog,
     private readonly tasks: TaskChanges,
   ) {}
+
+  /** Stores a new goal (`goal`: the creation's fields, with those the caller adds) and records its first status. */
+  async create(unit: UnitOfWork, goal: GoalEntity, creation: GoalCreation): Promise<void> {
+    await unit.manager.insert(GoalEntity, goal);
+    for (const record of creation.records) await this.recordStatus(unit, goal, record.previousStatus);
+  }
 
   async write(unit: UnitOfWork, goal: GoalEntity, transition: GoalTransition): Promise<void> {
     if (transition.cancelOpenTasks !== null) await this.tasks.cancelOpenTasks(unit, goal, transition.cancelOpenTasks);

@@ -13,7 +13,13 @@ import { Transactions, type UnitOfWork } from '@ioa/database';
 import { ContractClient } from '@ioa/messaging';
 import { GoalEntity } from '../goals/goal.entity.js';
 import { lockGoal } from '../goals/goal-lock.js';
-import { abandonSubGoal, usageSpent, type GoalDecision } from '../goals/goal-state-machine.js';
+import {
+  abandonSubGoal,
+  forcedConclusionUnsent,
+  groupClosed,
+  usageSpent,
+  type GoalDecision,
+} from '../goals/goal-state-machine.js';
 import { settleFromSubGoal } from '../tasks/task-state-machine.js';
 import { TaskEntity } from '../tasks/task.entity.js';
 import { GoalChanges } from './goal-changes.js';
@@ -161,7 +167,7 @@ export class GoalLifecycle {
       // NOT_FOUND / INVALID_STATE: the group is gone or has ended already; there is nothing left to close.
       this.logger.log(`Goal ${goal.id}: group ${goal.groupId} needs no closing (${error.code}: ${error.message})`);
     }
-    await this.transactions.manager.update(GoalEntity, { id: goal.id }, { groupClosedAt: new Date() });
+    await this.decide(goal.id, (locked, now) => groupClosed(locked, now));
   }
 
   /** Asks chat to conclude the group of a goal out of budget; a failure clears the mark so the sweeper asks again. */
@@ -175,7 +181,15 @@ export class GoalLifecycle {
         return;
       }
       this.logger.warn(`Goal ${goalId}: forcing a conclusion failed, will retry: ${(error as Error)?.message}`);
-      await this.transactions.manager.update(GoalEntity, { id: goalId }, { conclusionForcedAt: null });
+      await this.decide(goalId, (goal, now) => forcedConclusionUnsent(goal, now));
     }
+  }
+
+  /** One decision about a goal in its own unit of work: lock, decide, write (and publish after commit). */
+  private async decide(goalId: string, decision: (goal: GoalEntity, now: Date) => GoalDecision): Promise<void> {
+    await this.transactions.run(async (unit) => {
+      const goal = await lockGoal(unit, goalId);
+      if (goal) await this.apply(unit, goal, decision(goal, new Date()));
+    });
   }
 }

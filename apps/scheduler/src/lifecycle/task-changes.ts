@@ -28,6 +28,7 @@ export class TaskChanges {
     Object.assign(task, transition.task);
     // The whole row, by id (an UPDATE; `save` would read the row first to decide between insert and update).
     await unit.manager.update(TaskEntity, { id: task.id }, { ...task });
+    if (!transition.visible) return task;
     await this.record(unit, goal, task);
     if (transition.tellAssignee !== null) {
       const { agentId, reason } = transition.tellAssignee;

@@ -18,7 +18,7 @@ import { GoalLifecycle } from '../lifecycle/goal-lifecycle.js';
 import { TaskChanges } from '../lifecycle/task-changes.js';
 import { schedulerConfig } from '../scheduler.config.js';
 import { TaskBriefs } from './task-briefs.js';
-import { deliveryFailed, startDelivery, type DeliveryPolicy } from './task-state-machine.js';
+import { deliveryAcknowledged, deliveryFailed, startDelivery, type DeliveryPolicy } from './task-state-machine.js';
 import { TaskEntity } from './task.entity.js';
 
 const CLAIM_BATCH = 50;
@@ -125,7 +125,7 @@ export class TaskDispatcher implements OnApplicationShutdown {
 
     const outcome = await this.send(attempt, owner);
     if (outcome.ok) {
-      await this.transactions.manager.update(TaskEntity, { id: taskId, state: 'submitted' }, { nextDispatchAt: null });
+      await this.acknowledged(taskId);
       return;
     }
     await this.attemptFailed(taskId, outcome.reason);
@@ -188,6 +188,19 @@ export class TaskDispatcher implements OnApplicationShutdown {
         reason: `${task.assigneeName} answered with an error: ${(error as Error)?.message ?? error}`,
       };
     }
+  }
+
+  /** The assignee has the task: no further attempt is due (unless it reported meanwhile, which said so already). */
+  private async acknowledged(taskId: string): Promise<void> {
+    await this.transactions.run(async (unit) => {
+      const probe = await unit.manager.findOneBy(TaskEntity, { id: taskId });
+      if (!probe) return;
+      const goal = await lockGoal(unit, probe.goalId);
+      const task = await unit.manager.findOneBy(TaskEntity, { id: taskId });
+      if (!goal || !task) return;
+      const decision = deliveryAcknowledged(task);
+      if (decision.outcome === 'transition') await this.tasks.write(unit, goal, task, decision);
+    });
   }
 
   private async attemptFailed(taskId: string, reason: string): Promise<void> {

@@ -5,6 +5,7 @@ import {
   attachSubGoal,
   cancelForEndedGoal,
   changeTask,
+  deliveryAcknowledged,
   deliveryFailed,
   expireDeadline,
   refuseForEndedGoal,
@@ -198,6 +199,27 @@ describe('delivery', () => {
     expect(startDelivery(newTask({ state: 'working' }), newBrief(), POLICY, NOW)).toMatchObject({
       outcome: 'unchanged',
     });
+  });
+
+  it('ends delivery once the assignee acknowledged, as bookkeeping nobody else sees', () => {
+    const delivering = newTask({ attempts: 1, nextDispatchAt: new Date(NOW.getTime() + 30_000) });
+    const transition = expectTransition(deliveryAcknowledged(delivering));
+    expect(transition.visible).toBe(false);
+    expect(transition.tellAssignee).toBeNull();
+    expect(transition.task).toEqual({ ...delivering, id: undefined, createdAt: undefined, nextDispatchAt: null });
+  });
+
+  it('has nothing to acknowledge once the assignee reported, or when no delivery is due', () => {
+    expect(deliveryAcknowledged(newTask({ state: 'working', nextDispatchAt: null }))).toMatchObject({
+      outcome: 'unchanged',
+    });
+    expect(deliveryAcknowledged(newTask({ nextDispatchAt: null }))).toMatchObject({ outcome: 'unchanged' });
+  });
+
+  it('makes every other change visible: a log entry and TaskUpdatedV1, with the version bumped', () => {
+    const transition = expectTransition(deliveryFailed(newTask({ attempts: 1 }), 'no answer', POLICY, NOW));
+    expect(transition.visible).toBe(true);
+    expect(transition.task.version).toBe(2);
   });
 
   it('retries a failed attempt with a doubling backoff', () => {

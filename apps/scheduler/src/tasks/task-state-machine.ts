@@ -70,6 +70,11 @@ export type TaskPatch = Partial<
 export interface TaskTransition {
   outcome: 'transition';
   task: TaskFields;
+  /**
+   * Whether others see the change: a `task` entry in the goal's log and `TaskUpdatedV1` (with the version bumped).
+   * False only for the scheduler's own delivery bookkeeping, which changes nothing an observer can see.
+   */
+  visible: boolean;
   /** The scheduler stopped work the assignee may still be doing: tell it (`TaskCanceledV1`) why. */
   tellAssignee: { agentId: string; reason: string } | null;
 }
@@ -123,6 +128,7 @@ export function changeTask(
   return {
     outcome: 'transition',
     task: next,
+    visible: true,
     tellAssignee: tellAssignee === null ? null : { agentId: task.assigneeId, reason: tellAssignee },
   };
 }
@@ -208,6 +214,22 @@ export function startDelivery(task: TaskSnapshot, brief: TaskBriefV1, policy: De
     },
     now,
   );
+}
+
+/**
+ * The assignee acknowledged the delivery: no further attempt is due. Bookkeeping only (the task stays `submitted`
+ * until the assignee reports, and nobody else sees a change); a task the assignee reported on meanwhile has
+ * nothing left to deliver already.
+ */
+export function deliveryAcknowledged(task: TaskSnapshot): TaskDecision {
+  if (task.state !== 'submitted') return { outcome: 'unchanged', why: `the assignee reported ${task.state} already` };
+  if (task.nextDispatchAt === null) return { outcome: 'unchanged', why: 'no delivery is due' };
+  return {
+    outcome: 'transition',
+    task: { ...fieldsOf(task), nextDispatchAt: null },
+    visible: false,
+    tellAssignee: null,
+  };
 }
 
 /**
