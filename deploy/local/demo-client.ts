@@ -24,6 +24,8 @@ import { EventStreamError, followEventStream } from './sse-client.js';
  */
 export interface DemoContext {
   gatewayUrl: string;
+  /** The local admin's API key: every REST call authenticates with it (`npm run demo` provisions it). */
+  apiKey: string;
   natsUrl: string;
   /** Prints one line of demo output. */
   say: (line?: string) => void;
@@ -155,7 +157,11 @@ async function demoAgentsApi(context: DemoContext, p: Paint): Promise<IoaAgent[]
   }
 }
 
-async function showAgentsApi({ gatewayUrl, natsUrl, say }: DemoContext, p: Paint, agents: IoaAgent[]): Promise<void> {
+async function showAgentsApi(
+  { gatewayUrl, apiKey, natsUrl, say }: DemoContext,
+  p: Paint,
+  agents: IoaAgent[],
+): Promise<void> {
   say(p.bold('The agents API'));
   for (const card of SAMPLE_AGENTS) {
     const agent = await IoaAgent.start({
@@ -169,17 +175,17 @@ async function showAgentsApi({ gatewayUrl, natsUrl, say }: DemoContext, p: Paint
   // The built-in agents registered themselves when agent-host started; discovery indexes every card
   // asynchronously, and a search only finds what is indexed.
   const everyone = [...BUILT_IN_AGENTS, ...SAMPLE_AGENTS.map((card) => card.name)];
-  await waitUntilSearchable(gatewayUrl, everyone, 60_000);
+  await waitUntilSearchable(gatewayUrl, apiKey, everyone, 60_000);
 
   say(`GET /v1/agents`);
-  const listing = await getJson<AgentListBody>(`${gatewayUrl}/v1/agents`);
+  const listing = await getJson<AgentListBody>(apiKey, `${gatewayUrl}/v1/agents`);
   for (const agent of listing.items) {
     say(`  ${agent.name.padEnd(20)} ${agent.status.padEnd(8)} ${agent.skills.map((skill) => skill.name).join(', ')}`);
   }
 
   const search = `/v1/agents?q=${encodeURIComponent(SAMPLE_QUERY.q)}&topK=3`;
   say(`GET ${search}`);
-  const found = await getJson<AgentListBody>(`${gatewayUrl}${search}`);
+  const found = await getJson<AgentListBody>(apiKey, `${gatewayUrl}${search}`);
   for (const agent of found.items) say(`  ${(agent.score ?? 0).toFixed(3)}  ${agent.name}`);
   if (found.items[0]?.name !== SAMPLE_QUERY.expected) {
     throw new Error(
@@ -189,7 +195,12 @@ async function showAgentsApi({ gatewayUrl, natsUrl, say }: DemoContext, p: Paint
 }
 
 /** Polls a search wide enough (any score) to return every indexed agent until all `names` are among the results. */
-async function waitUntilSearchable(gatewayUrl: string, names: string[], timeoutMs: number): Promise<void> {
+async function waitUntilSearchable(
+  gatewayUrl: string,
+  apiKey: string,
+  names: string[],
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let missing = names;
   while (missing.length > 0) {
@@ -198,7 +209,7 @@ async function waitUntilSearchable(gatewayUrl: string, names: string[], timeoutM
     }
     // Cards are embedded with their names, so a query of names scores every one of them (none is left out).
     const query = encodeURIComponent(names.join(' '));
-    const found = await getJson<AgentListBody>(`${gatewayUrl}/v1/agents?q=${query}&topK=100&minScore=-1`);
+    const found = await getJson<AgentListBody>(apiKey, `${gatewayUrl}/v1/agents?q=${query}&topK=100&minScore=-1`);
     missing = names.filter((name) => !found.items.some((agent) => agent.name === name));
     if (missing.length > 0) await new Promise((wake) => setTimeout(wake, 200));
   }
@@ -217,13 +228,14 @@ interface GoalDemoOptions {
  * (capability queries → discovery → the model picks), among the sample agents too. Once, early on, the stream is
  * dropped on purpose and resumed with `Last-Event-ID`, as a client that lost its connection would.
  */
-async function demoGoal({ gatewayUrl, say }: DemoContext, p: Paint, options: GoalDemoOptions): Promise<void> {
+async function demoGoal({ gatewayUrl, apiKey, say }: DemoContext, p: Paint, options: GoalDemoOptions): Promise<void> {
   say(p.bold('A goal, end to end'));
   const deadline = AbortSignal.timeout(options.deadlineMs);
   say(`POST /v1/goals  {"goal": "${DEMO_GOAL}"}`);
   say(p.dim('  (no "members": the team forms by itself from what discovery finds among every agent online)'));
   const submittedAt = Date.now();
   const submitted = await sendJson<{ id: string; status: string }>('POST', `${gatewayUrl}/v1/goals`, {
+    apiKey,
     body: { goal: DEMO_GOAL },
     // Makes the POST safe to retry: the same key never creates a second goal.
     headers: { [HEADER_IDEMPOTENCY_KEY]: randomUUID() },
@@ -247,6 +259,7 @@ async function demoGoal({ gatewayUrl, say }: DemoContext, p: Paint, options: Goa
     // One connection until the tasks are handed out, then (after a deliberate drop) one that resumes from there.
     for (const phase of ['first', 'resumed'] as const) {
       const stream = followEventStream(`${gatewayUrl}${eventsPath}`, {
+        headers: { authorization: `Bearer ${apiKey}` },
         lastEventId: lastSeq > 0 ? String(lastSeq) : undefined,
         signal: deadline,
         onReconnect: ({ lastEventId, reason }) =>
@@ -265,7 +278,7 @@ async function demoGoal({ gatewayUrl, say }: DemoContext, p: Paint, options: Goa
     }
   } catch (error) {
     if (deadline.aborted) {
-      const goal = await getJson<GoalV1>(`${gatewayUrl}/v1/goals/${submitted.id}`).catch(() => undefined);
+      const goal = await getJson<GoalV1>(apiKey, `${gatewayUrl}/v1/goals/${submitted.id}`).catch(() => undefined);
       throw new Error(
         `the goal did not finish within ${options.deadlineMs / 1000} s ` +
           `(status ${goal?.status ?? 'unknown'}, ${lastSeq} events received; IOA_DEMO_DEADLINE_SECONDS sets the limit)`,
@@ -279,7 +292,7 @@ async function demoGoal({ gatewayUrl, say }: DemoContext, p: Paint, options: Goa
   }
 
   say(`GET /v1/goals/${submitted.id}`);
-  const goal = await getJson<GoalV1>(`${gatewayUrl}/v1/goals/${submitted.id}`);
+  const goal = await getJson<GoalV1>(apiKey, `${gatewayUrl}/v1/goals/${submitted.id}`);
   say();
   for (const line of summarizeGoal(goal, { paint: p, excerpt, offlineModel: options.offlineModel })) say(line);
   checkOutcome(goal);
@@ -313,7 +326,7 @@ export const A2A_DEMO_GOAL =
  * `POST /v1/agents`; the adapters service reads its agent card, speaks for it on NATS, and the next goal's team
  * formation finds it like any other agent. Its task goes out over A2A and its artifact comes back as the result.
  */
-async function demoA2aAgent({ gatewayUrl, say }: DemoContext, p: Paint, deadlineMs: number): Promise<void> {
+async function demoA2aAgent({ gatewayUrl, apiKey, say }: DemoContext, p: Paint, deadlineMs: number): Promise<void> {
   say(p.bold('A third-party A2A agent joins and works in a goal'));
   const agent = await startA2aWeatherAgent();
   try {
@@ -322,22 +335,23 @@ async function demoA2aAgent({ gatewayUrl, say }: DemoContext, p: Paint, deadline
     const registered = await sendJson<{ agent: { id: string; name: string; skills: Array<{ name: string }> } }>(
       'POST',
       `${gatewayUrl}/v1/agents`,
-      { body: { owner: DEMO_OWNER, endpoint: { kind: 'a2a', url: agent.url } } },
+      { apiKey, body: { owner: DEMO_OWNER, endpoint: { kind: 'a2a', url: agent.url } } },
     );
     const skills = registered.agent.skills.map((skill) => skill.name).join(', ');
     say(`  201 Created  ${registered.agent.name} (${registered.agent.id}), skills from its agent card: ${skills}`);
-    await waitUntilSearchable(gatewayUrl, [registered.agent.name], 30_000);
+    await waitUntilSearchable(gatewayUrl, apiKey, [registered.agent.name], 30_000);
     say(`POST /v1/goals  {"goal": "${A2A_DEMO_GOAL}"}`);
     const submitted = await sendJson<{ id: string }>('POST', `${gatewayUrl}/v1/goals`, {
+      apiKey,
       body: { goal: A2A_DEMO_GOAL },
       headers: { [HEADER_IDEMPOTENCY_KEY]: randomUUID() },
     });
     const deadline = Date.now() + deadlineMs;
-    let goal = await getJson<GoalV1>(`${gatewayUrl}/v1/goals/${submitted.id}`);
+    let goal = await getJson<GoalV1>(apiKey, `${gatewayUrl}/v1/goals/${submitted.id}`);
     while (!['completed', 'failed', 'canceled'].includes(goal.status)) {
       if (Date.now() > deadline) throw new Error(`the A2A goal did not finish within ${deadlineMs / 1000} s`);
       await new Promise((wake) => setTimeout(wake, 250));
-      goal = await getJson<GoalV1>(`${gatewayUrl}/v1/goals/${submitted.id}`);
+      goal = await getJson<GoalV1>(apiKey, `${gatewayUrl}/v1/goals/${submitted.id}`);
     }
     for (const task of goal.tasks) {
       say(
@@ -360,18 +374,20 @@ async function demoA2aAgent({ gatewayUrl, say }: DemoContext, p: Paint, deadline
 // ---------------------------------------------------------------------------------------------------------------
 // the public protocols, bare
 
-function getJson<T>(url: string): Promise<T> {
-  return sendJson<T>('GET', url, {});
+function getJson<T>(apiKey: string, url: string): Promise<T> {
+  return sendJson<T>('GET', url, { apiKey });
 }
 
+/** A REST call to the gateway, authenticated with the API key as every call must be. */
 async function sendJson<T>(
   method: 'GET' | 'POST',
   url: string,
-  { body, headers = {} }: { body?: unknown; headers?: Record<string, string> },
+  { body, headers = {}, apiKey }: { body?: unknown; headers?: Record<string, string>; apiKey: string },
 ): Promise<T> {
+  const authenticated = { ...headers, authorization: `Bearer ${apiKey}` };
   const response = await fetch(url, {
     method,
-    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    headers: body === undefined ? authenticated : { 'content-type': 'application/json', ...authenticated },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(15_000),
   });

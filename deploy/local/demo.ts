@@ -24,7 +24,9 @@ try {
   say(`Stack is up: gateway ${stack.gatewayUrl}, NATS ${stack.natsUrl}`);
   say();
   const outcome = await Promise.race([
-    runDemo({ gatewayUrl: stack.gatewayUrl, natsUrl: stack.natsUrl, say }).then(() => 'done' as const),
+    runDemo({ gatewayUrl: stack.gatewayUrl, apiKey: stack.adminApiKey, natsUrl: stack.natsUrl, say }).then(
+      () => 'done' as const,
+    ),
     stack.failure,
     new Promise<'interrupted'>((resolve) => interrupted.signal.addEventListener('abort', () => resolve('interrupted'))),
   ]);

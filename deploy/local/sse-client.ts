@@ -83,6 +83,8 @@ export interface EventStreamOptions {
   reconnectDelayMs?: number;
   /** Told about every reconnect after a failure (not about the ordinary one after the server ends a stream). */
   onReconnect?: (reconnect: { attempt: number; lastEventId: string | undefined; reason: string }) => void;
+  /** Sent with every (re)connection, e.g. the credentials. */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -107,6 +109,7 @@ export async function* followEventStream(
     try {
       const response = await fetch(url, {
         headers: {
+          ...options.headers,
           accept: 'text/event-stream',
           'cache-control': 'no-cache',
           ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }),

@@ -9,6 +9,7 @@ import { ALL_CONTRACTS, HealthV1Request, type AnyContract } from '@ioa/contracts
 import { startEmbeddedPostgres, startNatsServer, type EmbeddedPostgres, type EmbeddedNats } from '@ioa/embedded';
 import { parseRestartMode, UNLESS_STOPPED, type RestartMode, type RestartPolicy } from './restart-policy.js';
 import { isAlive, SupervisedProcess } from './supervised-process.js';
+import { localAdminApiKey } from './admin-api-key.js';
 
 /**
  * The local stack: NATS with JetStream, PostgreSQL with pgvector, and the seven services as separate Node processes
@@ -82,6 +83,9 @@ export interface RunningStack {
   /** The NATS URL(s) agents dial: the listen address(es) of the local nats-server, or the external NATS_URL. */
   agentNatsUrls: string[];
   databaseUrl: string;
+  /** The local admin's API key the gateway accepts (IOA_ADMIN_API_KEY), and the file it is kept in, if any. */
+  adminApiKey: string;
+  adminApiKeyFile?: string;
   /**
    * Resolves (never rejects) when a service exits while the stack is meant to be running and will not be restarted
    * (restart mode `no`); with `unless-stopped` it never resolves, since the dead service is restarted.
@@ -186,6 +190,11 @@ async function startStackWithCleanups(
 ): Promise<RunningStack> {
   const { log } = options;
   const dataDir = await prepareDataDir(options.dataDir, cleanups, log);
+  // Authentication is always on: the first start creates the admin's API key (unless one is given).
+  const admin = options.environment.IOA_ADMIN_API_KEY
+    ? { key: options.environment.IOA_ADMIN_API_KEY, file: undefined, created: false }
+    : localAdminApiKey(dataDir);
+  if (admin.created) log(`admin API key created in ${admin.file} (mode 0600)`);
   const throwIfAborted = () => {
     if (options.abort?.aborted) throw new Error('start-up interrupted');
   };
@@ -231,6 +240,7 @@ async function startStackWithCleanups(
     ...options.environment,
     NATS_URL: natsUrl,
     DATABASE_URL: databaseUrl,
+    IOA_ADMIN_API_KEY: admin.key,
     ...(gatewayPort === undefined ? {} : { GATEWAY_PORT: String(gatewayPort) }),
     // Nest colours its logs only for terminals; keep the prefixed output readable when it is piped.
     ...(process.stdout.isTTY ? {} : { NO_COLOR: '1' }),
@@ -295,6 +305,8 @@ async function startStackWithCleanups(
     natsUrl,
     agentNatsUrls: nats ? nats.agentUrls : natsUrl.split(','),
     databaseUrl,
+    adminApiKey: admin.key,
+    adminApiKeyFile: admin.file,
     failure,
     processes: () =>
       processes.map(({ service, replica, supervised }) => ({

@@ -62,6 +62,13 @@ const banner = [
   ...(stack.agentNatsUrls.every((url) => url.includes('//127.0.0.1:'))
     ? ['  (this machine only: IOA_NATS_HOST=0.0.0.0 lets agents on other hosts join; docs/architecture.md)']
     : []),
+  ...(stack.gatewayUrl
+    ? [
+        `Admin API key:       ${stack.adminApiKeyFile ?? '(IOA_ADMIN_API_KEY)'}; every REST call needs a key, e.g.`,
+        `  curl -H "Authorization: Bearer $(cat ${stack.adminApiKeyFile ?? '<file with the key>'})" ${stack.gatewayUrl}/v1/agents`,
+        `  (more keys and accounts: POST ${stack.gatewayUrl}/v1/accounts, docs/security.md)`,
+      ]
+    : []),
   'Press Ctrl-C to stop.',
   '',
 ];
