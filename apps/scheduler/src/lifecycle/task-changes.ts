@@ -18,8 +18,8 @@ import { toTaskV1 } from '../tasks/task.mapper.js';
 export class TaskChanges {
   constructor(private readonly log: GoalEventLog) {}
 
+  /** Stores a new task (see `assignTask`) and records it. */
   async create(unit: UnitOfWork, goal: GoalEntity, task: TaskEntity): Promise<void> {
-    task.version = 1;
     await unit.manager.insert(TaskEntity, task);
     await this.record(unit, goal, task);
   }

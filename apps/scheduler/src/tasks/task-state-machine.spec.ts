@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { TaskBriefV1, TaskState } from '@ioa/contracts';
 import {
   assigneeWentOffline,
+  assignTask,
   attachSubGoal,
   cancelForEndedGoal,
   changeTask,
@@ -102,6 +103,51 @@ describe('every change of a task', () => {
     changeTask(task, { state: 'completed', result: 'r' }, NOW);
     reportTask(task, report('working', 'on it'), NOW);
     expect(task).toEqual(before);
+  });
+});
+
+describe('assignment', () => {
+  const assignment = {
+    id: '30000000-0000-4000-8000-000000000002',
+    goalId: '20000000-0000-4000-8000-000000000001',
+    groupId: '10000000-0000-4000-8000-000000000001',
+    parentTaskId: null,
+    assignerId: CAROL,
+    assigneeId: BOB,
+    assigneeName: 'bob',
+    mode: 'async' as const,
+    description: 'Add 1 and 1',
+    abstract: 'Sum it',
+    messageId: '40000000-0000-4000-8000-000000000001',
+  };
+
+  it('creates a submitted task, due for delivery now, with its deadline counted from now', () => {
+    const creation = assignTask(assignment, 'working', 120, NOW);
+    expect(creation.refusal).toBeNull();
+    expect(creation.task).toMatchObject({
+      ...assignment,
+      state: 'submitted',
+      brief: null,
+      attempts: 0,
+      nextDispatchAt: NOW,
+      deadline: new Date(NOW.getTime() + 120_000),
+      version: 1,
+      createdAt: NOW,
+      startedAt: null,
+      completedAt: null,
+    });
+  });
+
+  it('records a task assigned after its goal ended, and cancels it at once: it never runs', () => {
+    const creation = assignTask(assignment, 'canceled', 120, NOW);
+    expect(creation.task.state).toBe('submitted');
+    expect(creation.refusal?.task).toMatchObject({
+      state: 'canceled',
+      statusMessage: 'The goal has canceled',
+      nextDispatchAt: null,
+      version: 2,
+    });
+    expect(creation.refusal?.tellAssignee).toBeNull();
   });
 });
 

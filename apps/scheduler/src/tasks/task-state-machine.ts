@@ -1,4 +1,5 @@
 import {
+  isEndedGoalStatus,
   isOpenTaskState,
   isTerminalTaskState,
   type ErrorCode,
@@ -18,7 +19,7 @@ import {
  * assignee to tell. `TaskChanges.apply` writes it (a `task` entry in the goal's log, `TaskUpdatedV1`, and
  * `TaskCanceledV1` to the assignee).
  *
- *   submitted ──delivered, the assignee reports──▶ working ⇄ input-required ──▶ completed | failed | rejected
+ *   (assigned) ──▶ submitted ──delivered, the assignee reports──▶ working ⇄ input-required ──▶ completed | failed | rejected
  *   submitted ──undeliverable after the last attempt──▶ failed
  *   any open state ──deadline passed / assignee offline──▶ failed   (or, re-assigned: submitted, to a teammate)
  *   any open state ──goal ended──▶ canceled
@@ -131,6 +132,66 @@ export function changeTask(
     visible: true,
     tellAssignee: tellAssignee === null ? null : { agentId: task.assigneeId, reason: tellAssignee },
   };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// assignment
+
+/** A task as a move assigned it (chat minted its id), with the goal it belongs to. */
+export interface TaskAssignment {
+  id: string;
+  goalId: string;
+  groupId: string;
+  /** The goal's own parent task, when the goal is a sub-team's. */
+  parentTaskId: string | null;
+  assignerId: string;
+  assigneeId: string;
+  assigneeName: string;
+  mode: 'sync' | 'async';
+  description: string;
+  abstract: string;
+  /** The chat message that assigned it. */
+  messageId: string;
+}
+
+/** A new task: its changing fields and those fixed at assignment. */
+export interface NewTask extends TaskSnapshot, Omit<TaskAssignment, 'assigneeId' | 'assigneeName'> {}
+
+export interface TaskCreation {
+  outcome: 'created';
+  task: NewTask;
+  /** The goal has ended (its group still talked while the close was pending): the task is canceled at once. */
+  refusal: TaskTransition | null;
+}
+
+/**
+ * A move assigned a task: `submitted`, due for delivery now, with the deadline counted from now. A task assigned
+ * after its goal ended never runs: it is recorded, then canceled with the reason.
+ */
+export function assignTask(
+  assignment: TaskAssignment,
+  goalStatus: GoalStatus,
+  deadlineSeconds: number,
+  now: Date,
+): TaskCreation {
+  const task: NewTask = {
+    ...assignment,
+    brief: null,
+    state: 'submitted',
+    result: null,
+    statusMessage: null,
+    deadline: new Date(now.getTime() + deadlineSeconds * 1000),
+    attempts: 0,
+    nextDispatchAt: now,
+    childGoalId: null,
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+    startedAt: null,
+    completedAt: null,
+  };
+  const ended = isEndedGoalStatus(goalStatus);
+  return { outcome: 'created', task, refusal: ended ? refuseForEndedGoal(task, goalStatus, now) : null };
 }
 
 // ---------------------------------------------------------------------------------------------------------------

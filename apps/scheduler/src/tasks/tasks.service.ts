@@ -4,7 +4,6 @@ import { In, LessThan } from 'typeorm';
 import {
   ContractError,
   GetAgentV1,
-  isEndedGoalStatus,
   isTerminalTaskState,
   OPEN_TASK_STATES,
   type AgentPresenceChangedV1Event,
@@ -22,7 +21,7 @@ import { GoalLifecycle } from '../lifecycle/goal-lifecycle.js';
 import { TaskChanges } from '../lifecycle/task-changes.js';
 import { schedulerConfig } from '../scheduler.config.js';
 import { TaskDispatcher } from './task-dispatcher.js';
-import { assigneeWentOffline, expireDeadline, refuseForEndedGoal, reportTask } from './task-state-machine.js';
+import { assigneeWentOffline, assignTask, expireDeadline, reportTask } from './task-state-machine.js';
 import { TaskEntity } from './task.entity.js';
 import { toTaskV1 } from './task.mapper.js';
 
@@ -60,7 +59,7 @@ export class TasksService {
         const draft = event.drafts[index];
         // Tasks are listed by creation time: one millisecond apart keeps the order the move gave them.
         const createdAt = new Date(now.getTime() + index);
-        const task = unit.manager.create(TaskEntity, {
+        const assignment = {
           id: assigned.taskId,
           goalId: goal.id,
           groupId: event.groupId,
@@ -71,27 +70,13 @@ export class TasksService {
           mode: event.mode,
           description: draft?.description ?? assigned.abstract,
           abstract: assigned.abstract || draft?.abstract || 'Task',
-          brief: null,
-          state: 'submitted',
-          result: null,
-          statusMessage: null,
-          deadline: new Date(now.getTime() + this.config.taskDeadlineSeconds * 1000),
-          attempts: 0,
-          nextDispatchAt: now,
-          childGoalId: null,
           messageId: event.messageId,
-          createdAt,
-          updatedAt: createdAt,
-          startedAt: null,
-          completedAt: null,
-        });
+        };
+        const creation = assignTask(assignment, goal.status, this.config.taskDeadlineSeconds, createdAt);
+        const task = unit.manager.create(TaskEntity, creation.task);
         await this.tasks.create(unit, goal, task);
-        if (isEndedGoalStatus(goal.status)) {
-          // The group still talked after its goal ended (its close is pending): the task never runs.
-          await this.tasks.write(unit, goal, task, refuseForEndedGoal(task, goal.status, now));
-        } else {
-          stored += 1;
-        }
+        if (creation.refusal) await this.tasks.write(unit, goal, task, creation.refusal);
+        else stored += 1;
       }
       if (stored > 0) unit.afterCommit(() => this.dispatcher.kick());
     });
