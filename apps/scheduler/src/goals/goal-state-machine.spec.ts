@@ -109,6 +109,7 @@ function newSubmission(overrides: Partial<GoalSubmission> = {}): GoalSubmission 
     maxDepth: 1,
     budget: undefined,
     idempotencyKey: null,
+    accountId: 'acct-1',
     parent: null,
     ...overrides,
   };
@@ -137,6 +138,7 @@ describe('submission', () => {
       roundStartedAt: NOW,
       roundStartTokens: 0,
       idempotencyKey: 'k-1',
+      accountId: 'acct-1',
       lastEventSeq: 0,
       createdAt: NOW,
       updatedAt: NOW,
@@ -153,12 +155,17 @@ describe('submission', () => {
     expect(submitGoal(id, newSubmission({ members: [] }), NOW).goal.requestedMembers).toBeNull();
   });
 
-  it("puts a sub-team's goal one level below its parent, with the parent's nesting limit", () => {
-    const parent = { goalId: '20000000-0000-4000-8000-000000000001', taskId: '30000000-0000-4000-8000-000000000001' };
+  it("puts a sub-team's goal one level below its parent, with the parent's nesting limit and account", () => {
+    const parent = {
+      goalId: '20000000-0000-4000-8000-000000000001',
+      taskId: '30000000-0000-4000-8000-000000000001',
+      accountId: 'acct-parent',
+    };
     const creation = submitGoal(id, newSubmission({ maxDepth: 5, parent: { ...parent, depth: 1, maxDepth: 2 } }), NOW);
     expect(creation.goal).toMatchObject({
       depth: 2,
       maxDepth: 2,
+      accountId: 'acct-parent',
       parentGoalId: parent.goalId,
       parentTaskId: parent.taskId,
     });

@@ -169,14 +169,17 @@ export interface GoalSubmission {
   maxDepth: number;
   budget: { tokens?: number; seconds?: number } | undefined;
   idempotencyKey: string | null;
+  /** The submitting account (`Ioa-Principal`); null when a platform service submitted it. */
+  accountId: string | null;
   /** A sub-team's goal: the goal of the task it works for (the task has accepted it: `attachSubGoal`). */
-  parent: { goalId: string; taskId: string; depth: number; maxDepth: number } | null;
+  parent: { goalId: string; taskId: string; depth: number; maxDepth: number; accountId: string | null } | null;
 }
 
 /** A new goal: the fields its transitions change and those fixed at submission. */
 export interface NewGoal extends GoalSnapshot {
   goal: string;
   idempotencyKey: string | null;
+  accountId: string | null;
   requestedMembers: string[] | null;
   maxTurns: number;
   depth: number;
@@ -196,8 +199,9 @@ export interface GoalCreation {
 
 /**
  * A goal is submitted: `submitted`, its first round starting now, with the budgets asked for. Named members are
- * trimmed and listed once each (the first leads). A sub-team's goal sits one level below its parent's and keeps
- * the parent's nesting limit, whatever it asked for. Team formation starts after commit.
+ * trimmed and listed once each (the first leads). A sub-team's goal sits one level below its parent's, keeps the
+ * parent's nesting limit whatever it asked for, and belongs to the parent's account. Team formation starts after
+ * commit.
  */
 export function submitGoal(id: string, submission: GoalSubmission, now: Date): GoalCreation {
   const members = submission.members?.length ? [...new Set(submission.members.map((member) => member.trim()))] : null;
@@ -206,6 +210,8 @@ export function submitGoal(id: string, submission: GoalSubmission, now: Date): G
     id,
     goal: submission.goal,
     idempotencyKey: submission.idempotencyKey,
+    // A sub-team works for whoever the parent goal works for.
+    accountId: parent ? parent.accountId : submission.accountId,
     requestedMembers: members,
     maxTurns: submission.maxTurns,
     depth: parent ? parent.depth + 1 : 0,

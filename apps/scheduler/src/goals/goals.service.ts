@@ -22,7 +22,7 @@ import { attachSubGoal } from '../tasks/task-state-machine.js';
 import { TaskEntity } from '../tasks/task.entity.js';
 import { GoalEntity } from './goal.entity.js';
 import { lockGoal } from './goal-lock.js';
-import { cancelGoal, checkPostMessage, personPosted } from './goal-state-machine.js';
+import { cancelGoal, checkPostMessage, personPosted, submitGoal, type GoalSubmission } from './goal-state-machine.js';
 import { toGoalV1 } from './goal.mapper.js';
 import { TeamFormation } from './team-formation.service.js';
 import { schedulerConfig, type SchedulerConfig } from '../scheduler.config.js';
@@ -84,60 +84,41 @@ export class GoalsService {
     accountId: string | null,
   ): Promise<{ goal: GoalEntity; created: boolean }> {
     return this.transactions.run(async (unit) => {
-      const now = new Date();
-      const goal = unit.manager.create(GoalEntity, {
-        id: randomUUID(),
-        goal: request.goal,
-        idempotencyKey,
-        accountId,
-        status: 'submitted',
-        statusReason: null,
-        requestedMembers: request.members?.length ? [...new Set(request.members.map((member) => member.trim()))] : null,
-        team: [],
-        groupId: null,
-        conclusion: null,
-        maxTurns: request.maxTurns,
-        depth: 0,
-        maxDepth: request.maxDepth,
-        parentTaskId: null,
-        parentGoalId: null,
-        budgetTokens: request.budget?.tokens ?? null,
-        budgetSeconds: request.budget?.seconds ?? null,
-        promptTokens: 0,
-        completionTokens: 0,
-        modelCalls: 0,
-        roundStartedAt: now,
-        roundStartTokens: 0,
-        conclusionForcedAt: null,
-        waitingForUser: false,
-        formationLeaseUntil: null,
-        groupClosedAt: null,
-        lastEventSeq: 0,
-        createdAt: now,
-        updatedAt: now,
-        endedAt: null,
-      });
+      const id = randomUUID();
+      let parent: GoalSubmission['parent'] = null;
       if (request.parentTaskId) {
-        const existing = await this.attachToParentTask(unit, goal, request.parentTaskId);
-        if (existing) return { goal: existing, created: false };
+        const attached = await this.attachToParentTask(unit, id, request.parentTaskId);
+        if (attached.existing) return { goal: attached.existing, created: false };
+        parent = attached.parent;
       } else if (accountId !== null) {
         await this.checkOpenGoalQuota(unit, accountId);
       }
-      await unit.manager.insert(GoalEntity, goal);
-      await this.goals.recordStatus(unit, goal, null);
+      const submission: GoalSubmission = {
+        goal: request.goal,
+        members: request.members,
+        maxTurns: request.maxTurns,
+        maxDepth: request.maxDepth,
+        budget: request.budget,
+        idempotencyKey,
+        accountId,
+        parent,
+      };
+      const creation = submitGoal(id, submission, new Date());
+      const goal = unit.manager.create(GoalEntity, creation.goal);
+      await this.goals.create(unit, goal, creation);
       return { goal, created: true };
     });
   }
 
   /**
-   * Links a new sub-goal to its parent task (depth, max depth, parent ids) and records the link on the task. When
+   * Links a new sub-goal to its parent task (the task records the link) and says what the sub-goal inherits. When
    * the task already has a sub-goal, returns that one: a retried submit does not form a second sub-team.
    */
   private async attachToParentTask(
     unit: UnitOfWork,
-    goal: GoalEntity,
+    goalId: string,
     parentTaskId: string,
-  ): Promise<GoalEntity | null> {
+  ): Promise<{ existing: GoalEntity; parent?: never } | { existing?: never; parent: GoalSubmission['parent'] }> {
     const probe = await unit.manager.findOneBy(TaskEntity, { id: parentTaskId });
     if (!probe) throw ContractError.notFound('Task', parentTaskId);
     const parent = await lockGoal(unit, probe.goalId);
@@ -145,9 +126,9 @@ export class GoalsService {
     if (!parent || !task) throw ContractError.notFound('Task', parentTaskId);
     if (task.childGoalId) {
       const existing = await unit.manager.findOneBy(GoalEntity, { id: task.childGoalId });
-      if (existing) return existing;
+      if (existing) return { existing };
     }
-    const decision = attachSubGoal(task, parent, goal.id, new Date());
+    const decision = attachSubGoal(task, parent, goalId, new Date());
     if (decision.outcome === 'rejected') {
       throw new ContractError(decision.code, decision.reason, {
         rule: decision.rule,
@@ -157,14 +138,9 @@ export class GoalsService {
         maxDepth: parent.maxDepth,
       });
     }
-    goal.depth = parent.depth + 1;
-    goal.maxDepth = parent.maxDepth;
-    // A sub-team works for whoever the parent goal works for.
-    goal.accountId = parent.accountId;
-    goal.parentTaskId = task.id;
-    goal.parentGoalId = parent.id;
     if (decision.outcome === 'transition') await this.tasks.write(unit, parent, task, decision);
-    return null;
+    const { id, depth, maxDepth, accountId } = parent;
+    return { parent: { goalId: id, taskId: task.id, depth, maxDepth, accountId } };
   }
 
   /**
