@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { GetAgentV1, HEADER_TRACEPARENT, ListAgentsV1, RegistryHealthV1 } from '@ioa/contracts';
+import { GetAgentV1, HEADER_PRINCIPAL, HEADER_TRACEPARENT, ListAgentsV1, RegistryHealthV1 } from '@ioa/contracts';
 import { adminAuthHeaders, connectRaw, startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
 import { createGatewayApp } from './gateway.app.js';
 
@@ -187,14 +187,16 @@ describe('the gateway without services behind it', () => {
       expect(body).toEqual({ statusCode: 502, error: 'INTERNAL', message: 'Internal error' });
     });
 
-    it("sends the contract request with the caller's trace continued, and returns the reply's data", async () => {
+    it("sends the contract request with the caller's trace continued and its principal, and returns the reply's data", async () => {
       const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
       let received: string | undefined;
+      let principal: string | undefined;
       let request: unknown;
       standIns.push(
         external.subscribe(ListAgentsV1.subject, {
           callback: (_error, message) => {
             received = message.headers?.get(HEADER_TRACEPARENT);
+            principal = message.headers?.get(HEADER_PRINCIPAL);
             request = message.json();
             message.respond(JSON.stringify({ ok: true, data: { items: [], total: 0 } }));
           },
@@ -208,6 +210,8 @@ describe('the gateway without services behind it', () => {
       expect(await response.json()).toEqual({ items: [], total: 0, limit: 5, offset: 0 });
       expect(received).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
       expect(received).not.toContain('00f067aa0ba902b7');
+      // The authenticated caller (the test stack's admin key) travels as Ioa-Principal for the service to scope by.
+      expect(JSON.parse(principal ?? 'null')).toEqual({ accountId: 'local-admin', role: 'admin' });
       expect(request).toEqual({ status: 'online', limit: 5, offset: 0 });
     });
 
