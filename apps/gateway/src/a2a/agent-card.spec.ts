@@ -47,4 +47,24 @@ describe('the A2A agent card', () => {
     expect(card.skills.map((skill) => skill.id)).toEqual(['goal', 'agent:weather-oracle']);
     expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: false });
   });
+
+  it('declares how to authenticate: an API key (header or bearer), and OIDC bearer tokens when an issuer is set', () => {
+    const withoutIssuer = buildAgentCard('https://ioa.example', [], '0.1.0');
+    expect(Object.keys(withoutIssuer.securitySchemes)).toEqual(['apiKey', 'bearer']);
+    expect(withoutIssuer.securitySchemes.apiKey.scheme).toMatchObject({
+      $case: 'apiKeySecurityScheme',
+      value: { location: 'header', name: 'X-API-Key' },
+    });
+    // Any one scheme is enough: one requirement per scheme, not one requirement naming all of them.
+    expect(withoutIssuer.securityRequirements).toEqual([
+      { schemes: { apiKey: { list: [] } } },
+      { schemes: { bearer: { list: [] } } },
+    ]);
+    const withIssuer = buildAgentCard('https://ioa.example', [], '0.1.0', 'https://login.example');
+    expect(withIssuer.securitySchemes.oidc.scheme).toMatchObject({
+      $case: 'openIdConnectSecurityScheme',
+      value: { openIdConnectUrl: 'https://login.example/.well-known/openid-configuration' },
+    });
+    expect(withIssuer.securityRequirements).toHaveLength(3);
+  });
 });
