@@ -1,7 +1,11 @@
 import { registerAs } from '@nestjs/config';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsUrl, Max, Min } from 'class-validator';
+import { IsInt, IsString, IsOptional, IsUrl, Matches, Max, Min } from 'class-validator';
 import { validateEnvironment } from '@ioa/config';
+
+/** 32 bytes in base64: 43 characters and one `=` of padding. */
+const BASE64_KEY = /^[A-Za-z0-9+/]{43}=$/;
+const BASE64_KEYS = /^[A-Za-z0-9+/]{43}=(,[A-Za-z0-9+/]{43}=)*$/;
 
 /** Environment variables of the adapters service, validated at boot. */
 class AdaptersEnvironment {
@@ -49,6 +53,48 @@ class AdaptersEnvironment {
   @Min(1)
   @Max(50)
   ADAPTERS_MCP_MAX_TOOL_CALLS?: number;
+
+  /**
+   * This replica's stable name (k8s: the pod name; `npm start`: local-adapters-<n>). Accepted tasks are owned under
+   * it, so a restarted replica takes its own tasks back at once instead of after their lease.
+   */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9._:-]{1,200}$/, { message: 'ADAPTERS_INSTANCE_ID must be 1-200 of A-Z a-z 0-9 . _ : -' })
+  ADAPTERS_INSTANCE_ID?: string;
+
+  /** How long a replica owns an accepted task without renewing it; after that another replica resumes it. */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(300)
+  @Max(600_000)
+  ADAPTERS_TASK_LEASE_MS?: number;
+
+  /** Times a task may be taken over (its replicas kept dying) before it is failed with that reason. */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  ADAPTERS_TASK_MAX_CLAIMS?: number;
+
+  /**
+   * The master key that encrypts agents' secrets at rest (AES-256-GCM): 32 random bytes, base64. Required in
+   * production; without it (development, tests) a fixed development key is used and a warning logged.
+   */
+  @IsOptional()
+  @Matches(BASE64_KEY, { message: 'ADAPTERS_SECRET_KEY must be 32 bytes, base64-encoded' })
+  ADAPTERS_SECRET_KEY?: string;
+
+  /** Earlier master keys, comma-separated base64: secrets under them are still read, and re-encrypted at boot. */
+  @IsOptional()
+  @Matches(BASE64_KEYS, { message: 'ADAPTERS_PREVIOUS_SECRET_KEYS must be comma-separated base64 32-byte keys' })
+  ADAPTERS_PREVIOUS_SECRET_KEYS?: string;
+
+  /** `production` makes ADAPTERS_SECRET_KEY required. */
+  @IsOptional()
+  @IsString()
+  NODE_ENV?: string;
 }
 
 function numberOr(value: string | undefined, fallback: number): number {
@@ -66,6 +112,16 @@ export const adaptersConfig = registerAs('adapters', () => {
     callbackPort: numberOr(env.ADAPTERS_CALLBACK_PORT, 0),
     callbackBaseUrl: env.ADAPTERS_CALLBACK_BASE_URL || undefined,
     mcpMaxToolCalls: numberOr(env.ADAPTERS_MCP_MAX_TOOL_CALLS, 8),
+    ownership: {
+      instanceId: env.ADAPTERS_INSTANCE_ID || undefined,
+      leaseMs: numberOr(env.ADAPTERS_TASK_LEASE_MS, 15_000),
+      maxClaims: numberOr(env.ADAPTERS_TASK_MAX_CLAIMS, 5),
+    },
+    secrets: {
+      key: env.ADAPTERS_SECRET_KEY || undefined,
+      previousKeys: (env.ADAPTERS_PREVIOUS_SECRET_KEYS ?? '').split(',').filter(Boolean),
+      production: env.NODE_ENV === 'production',
+    },
     /** Probes are quick questions: a short timeout tells "down" from "slow" soon enough for presence. */
     probeTimeoutMs: 3_000,
   };

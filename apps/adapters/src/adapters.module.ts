@@ -17,7 +17,11 @@ import { WebhookCallbackServer } from './http/webhook-callback.server.js';
 import { WebhookTaskEntity } from './http/webhook-task.entity.js';
 import { McpEndpointRunner } from './mcp/mcp-endpoint.runner.js';
 import { CreateAdaptedAgents1795600000000 } from './migrations/1795600000000-create-adapted-agents.js';
+import { CreateAdaptedTasks1795800000000 } from './migrations/1795800000000-create-adapted-tasks.js';
 import { OpenAiEndpointRunner } from './openai/openai-endpoint.runner.js';
+import { AdaptedTaskRepository } from './ownership/adapted-task.repository.js';
+import { TaskLeasesService } from './ownership/task-leases.service.js';
+import { AgentTargets } from './secrets/agent-targets.js';
 import { AdaptedTasksService } from './tasks/adapted-tasks.service.js';
 import { ENDPOINT_RUNNERS } from './tasks/endpoint-runner.js';
 import { EndpointRunners } from './tasks/endpoint-runners.js';
@@ -37,7 +41,7 @@ import { GroupAnswers } from './tasks/group-answers.js';
     DatabaseModule.forService({
       schema: 'adapters',
       entities: [AdaptedAgentEntity, WebhookTaskEntity],
-      migrations: [CreateAdaptedAgents1795600000000],
+      migrations: [CreateAdaptedAgents1795600000000, CreateAdaptedTasks1795800000000],
     }),
     TypeOrmModule.forFeature([AdaptedAgentEntity, WebhookTaskEntity]),
     HealthModule.forService(AdaptersHealthV1),
@@ -54,6 +58,9 @@ import { GroupAnswers } from './tasks/group-answers.js';
       useFactory: (...runners: unknown[]) => runners,
     },
     EndpointRunners,
+    AgentTargets,
+    AdaptedTaskRepository,
+    TaskLeasesService,
     ReachabilityBook,
     GroupAnswers,
     WebhookCallbackServer,

@@ -15,6 +15,7 @@ import {
   type EndpointProfile,
   type EndpointRunner,
   type EndpointTarget,
+  cancelsRemoteWork,
   type TaskOutcome,
   type TaskRun,
 } from '../tasks/endpoint-runner.js';
@@ -31,6 +32,12 @@ interface RoundResult {
   artifacts: Map<string, string>;
   /** A direct Message reply (no task at all): the whole answer. */
   reply?: string;
+  /** Whether the remote ids were checkpointed. */
+  saved?: boolean;
+  /** Timestamp of the latest status (A2A `TaskStatus.timestamp`), to tell a new question from the one answered. */
+  statusAt?: string;
+  /** Timestamp of the interruption this round answers. */
+  answeredAt?: string;
 }
 
 const TERMINAL = new Set([
@@ -74,12 +81,24 @@ export class A2aEndpointRunner implements EndpointRunner {
     // The round in flight, so a cancel can name the remote task even while its first stream is still open.
     let round = emptyRound();
     const onAbort = () => {
-      if (round.taskId) void this.cancelRemote(client, round.taskId, task.target);
+      if (round.taskId && cancelsRemoteWork(task.signal)) void this.cancelRemote(client, round.taskId, task.target);
     };
     task.signal.addEventListener('abort', onAbort, { once: true });
+    // Resumed after an adapters restart: the remote task went on without us; follow it rather than send it again.
+    const resumed = task.resumedFrom.a2a;
+    let send = true;
+    if (resumed) {
+      round = { ...emptyRound(), taskId: resumed.taskId, contextId: resumed.contextId, saved: true };
+      await this.follow(client, streaming, round, task);
+      send = false;
+    }
     try {
       for (;;) {
-        await this.sendRound(client, streaming, text, round, task);
+        if (send) {
+          await this.sendRound(client, streaming, text, round, task);
+          if (round.reply === undefined && !isSettled(round)) await this.follow(client, streaming, round, task);
+        }
+        send = true;
         if (round.reply !== undefined) return { state: 'completed', content: round.reply };
         switch (round.state) {
           case TaskState.TASK_STATE_COMPLETED:
@@ -88,7 +107,13 @@ export class A2aEndpointRunner implements EndpointRunner {
           case TaskState.TASK_STATE_AUTH_REQUIRED: {
             const question = round.statusText || 'The agent needs more input to go on.';
             text = await task.askGroup(question);
-            round = { ...emptyRound(), taskId: round.taskId, contextId: round.contextId };
+            round = {
+              ...emptyRound(),
+              taskId: round.taskId,
+              contextId: round.contextId,
+              saved: true,
+              answeredAt: round.statusAt,
+            };
             continue;
           }
           case TaskState.TASK_STATE_REJECTED:
@@ -101,13 +126,51 @@ export class A2aEndpointRunner implements EndpointRunner {
           case TaskState.TASK_STATE_FAILED:
             return { state: 'failed', content: `The A2A agent failed: ${round.statusText || 'no reason given'}` };
           default:
-            // A round that ends without a terminal or interrupted state: ask for the task until it settles.
-            return await this.pollUntilSettled(client, round, task);
+            throw new EndpointCallError(
+              `The A2A task ${round.taskId} stopped in state ${TaskState[round.state]}`,
+              false,
+            );
         }
       }
     } finally {
       task.signal.removeEventListener('abort', onAbort);
     }
+  }
+
+  /**
+   * Follows a remote task until it settles (ends, or asks for input): GetTask first (it may have settled while
+   * nobody listened), then SubscribeToTask when the agent streams, else GetTask with backoff.
+   */
+  private async follow(client: Client, streaming: boolean, round: RoundResult, task: TaskRun): Promise<void> {
+    if (!round.taskId) throw new EndpointCallError('The A2A agent answered without a task or a message', false);
+    applyTask(round, await this.getTask(client, round, task));
+    if (isSettled(round)) return;
+    if (streaming) {
+      try {
+        for await (const event of client.resubscribeTask({ tenant: '', id: round.taskId }, { signal: task.signal })) {
+          if ((await this.apply(round, event, task)) && isSettled(round)) return;
+        }
+      } catch (error) {
+        if (task.signal.aborted) throw error;
+        // The stream broke (or the agent ended it early): polling below still sees the task through.
+        this.logger.log(`SubscribeToTask ${round.taskId} at ${task.target.url}: ${describeError(error)}; polling`);
+      }
+    }
+    let delayMs = 100;
+    while (!isSettled(round)) {
+      task.signal.throwIfAborted();
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      delayMs = Math.min(delayMs * 2, 5_000);
+      applyTask(round, await this.getTask(client, round, task));
+    }
+  }
+
+  private getTask(client: Client, round: RoundResult, task: TaskRun): Promise<Task> {
+    return withRetries(
+      `A2A GetTask ${round.taskId} at ${task.target.url}`,
+      { attempts: this.config.callAttempts, signal: task.signal },
+      () => client.getTask({ tenant: '', id: round.taskId }, { signal: this.callSignal(task.target, task.signal) }),
+    );
   }
 
   /** One SendMessage (streamed or blocking); `round` carries the remote task ids in and its outcome out. */
@@ -135,27 +198,39 @@ export class A2aEndpointRunner implements EndpointRunner {
       configuration: {
         acceptedOutputModes: ['text/plain', 'application/json'],
         taskPushNotificationConfig: undefined,
-        returnImmediately: false,
+        // Not streamed: the agent answers with the task at once and we poll it, so its ids are checkpointed before
+        // the work is done (a blocking call would reveal them only at the end, too late for a restart to resume).
+        returnImmediately: !streaming,
       },
     };
     try {
       if (streaming) {
         for await (const event of client.sendMessageStream(request, { signal: task.signal })) {
+          const statusUpdate = await this.apply(round, event, task);
+          await this.saveRemoteIds(round, task);
           // The agent ends the stream when the task settles or is interrupted. Only a status update decides that: a
           // follow-up's stream opens with the task snapshot, still showing the interruption being answered.
-          if ((await this.apply(round, event, task)) && (TERMINAL.has(round.state) || isInterrupted(round.state)))
-            break;
+          if (statusUpdate && isSettled(round)) break;
           if (round.reply !== undefined) break;
         }
       } else {
         const result = await client.sendMessage(request, { signal: task.signal });
         if ('role' in result) round.reply = textOf(result.parts);
         else applyTask(round, result);
+        await this.saveRemoteIds(round, task);
       }
     } catch (error) {
       if (task.signal.aborted) throw error;
       throw new EndpointCallError(`A2A SendMessage to ${task.target.url} failed: ${describeError(error)}`, false);
     }
+  }
+
+  /** Saves the remote task's ids once known, so a replica resuming this task follows it instead of sending again. */
+  private async saveRemoteIds(round: RoundResult, task: TaskRun): Promise<void> {
+    const saved = task.resumedFrom.a2a;
+    if (!round.taskId || round.saved || (saved?.taskId === round.taskId && saved.contextId === round.contextId)) return;
+    round.saved = true;
+    await task.checkpoint({ a2a: { taskId: round.taskId, contextId: round.contextId } });
   }
 
   /** Folds one stream event into the round; true when it was a status update. */
@@ -175,6 +250,7 @@ export class A2aEndpointRunner implements EndpointRunner {
         const status = payload.value.status;
         if (!status) return false;
         round.state = status.state;
+        round.statusAt = status.timestamp ?? '';
         round.statusText = status.message ? textOf(status.message.parts) : '';
         if (status.state === TaskState.TASK_STATE_WORKING && round.statusText) await task.progress(round.statusText);
         return true;
@@ -187,29 +263,6 @@ export class A2aEndpointRunner implements EndpointRunner {
         return false;
       }
     }
-  }
-
-  /** A non-streaming agent that answered before settling: GetTask, with backoff, until the task settles. */
-  private async pollUntilSettled(client: Client, round: RoundResult, task: TaskRun): Promise<TaskOutcome> {
-    let delayMs = 250;
-    while (!task.signal.aborted) {
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
-      delayMs = Math.min(delayMs * 2, 5_000);
-      const current = await withRetries(
-        `A2A GetTask ${round.taskId} at ${task.target.url}`,
-        { attempts: this.config.callAttempts, signal: task.signal },
-        () => client.getTask({ tenant: '', id: round.taskId }, { signal: this.callSignal(task.target, task.signal) }),
-      );
-      applyTask(round, current);
-      if (TERMINAL.has(round.state) || isInterrupted(round.state)) {
-        if (round.state === TaskState.TASK_STATE_COMPLETED) return { state: 'completed', content: resultOf(round) };
-        if (isInterrupted(round.state)) {
-          return { state: 'failed', content: 'The A2A agent asked for input on a task it does not stream' };
-        }
-        return { state: 'failed', content: `The A2A agent ended the task: ${round.statusText || 'no reason'}` };
-      }
-    }
-    return { state: 'failed', content: 'canceled' };
   }
 
   private async cancelRemote(client: Client, taskId: string, target: EndpointTarget): Promise<void> {
@@ -237,7 +290,7 @@ export class A2aEndpointRunner implements EndpointRunner {
       fetchImpl: async (input, init) => {
         const timeout = AbortSignal.timeout(timeoutMs);
         try {
-          return await fetch(input, {
+          return await authorizedFetch(target)(input, {
             ...init,
             signal: init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout,
           });
@@ -254,8 +307,8 @@ export class A2aEndpointRunner implements EndpointRunner {
       ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
         cardResolver: this.resolver(target, this.timeoutOf(target)),
         transports: [
-          new JsonRpcTransportFactory({ legacyCompat: { enabled: true } }),
-          new RestTransportFactory({ legacyCompat: { enabled: true } }),
+          new JsonRpcTransportFactory({ legacyCompat: { enabled: true }, fetchImpl: authorizedFetch(target) }),
+          new RestTransportFactory({ legacyCompat: { enabled: true }, fetchImpl: authorizedFetch(target) }),
         ],
       }),
     );
@@ -271,6 +324,20 @@ export class A2aEndpointRunner implements EndpointRunner {
   }
 }
 
+/**
+ * `fetch` that presents the agent's credential (its `apiKey`, as `Authorization: Bearer`, A2A's HTTP bearer
+ * scheme) on every card, JSON-RPC and REST call. The token is opened only here, per call, and never logged.
+ */
+function authorizedFetch(target: EndpointTarget): typeof fetch {
+  if (!target.secret) return fetch;
+  const secret = target.secret;
+  return (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set('authorization', `Bearer ${secret}`);
+    return fetch(input, { ...init, headers });
+  };
+}
+
 function emptyRound(): RoundResult {
   return { taskId: '', contextId: '', state: TaskState.TASK_STATE_SUBMITTED, statusText: '', artifacts: new Map() };
 }
@@ -279,11 +346,20 @@ function isInterrupted(state: TaskState): boolean {
   return state === TaskState.TASK_STATE_INPUT_REQUIRED || state === TaskState.TASK_STATE_AUTH_REQUIRED;
 }
 
+/** Ended, or waiting for us: either way the agent has nothing more to say until we speak. */
+function isSettled(round: RoundResult): boolean {
+  // Right after an answer the task may still show the interruption it answers (a follow-up's first snapshot):
+  // that one is not a new question.
+  if (isInterrupted(round.state) && round.statusAt && round.statusAt === round.answeredAt) return false;
+  return TERMINAL.has(round.state) || isInterrupted(round.state);
+}
+
 function applyTask(round: RoundResult, task: Task): void {
   round.taskId = task.id;
   round.contextId = task.contextId;
   if (task.status) {
     round.state = task.status.state;
+    round.statusAt = task.status.timestamp ?? '';
     round.statusText = task.status.message ? textOf(task.status.message.parts) : round.statusText;
   }
   for (const artifact of task.artifacts) round.artifacts.set(artifact.artifactId, textOf(artifact.parts));

@@ -32,7 +32,11 @@ export class AdaptedAgentEntity {
   @Column({ type: 'jsonb', default: () => "'{}'::jsonb" })
   settings: EndpointSettings;
 
-  /** The `openai` API key or the `http` signing secret. Never leaves this service. */
+  /**
+   * The credential toward the agent (the `openai` API key, the `a2a` / `mcp` bearer token, the `http` signing
+   * secret), sealed with AES-256-GCM under the master key (`SecretBox`); opened only by `AgentTargets` for a call.
+   * Never leaves this service, never logged.
+   */
   @Column({ type: 'text', nullable: true })
   secret: string | null;
 

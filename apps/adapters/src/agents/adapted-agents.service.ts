@@ -18,6 +18,7 @@ import {
 } from '@ioa/contracts';
 import { ContractClient } from '@ioa/messaging';
 import { WebhookCallbackServer } from '../http/webhook-callback.server.js';
+import { AgentTargets } from '../secrets/agent-targets.js';
 import { AdaptedTasksService } from '../tasks/adapted-tasks.service.js';
 import type { EndpointProfile, EndpointTarget } from '../tasks/endpoint-runner.js';
 import { EndpointRunners } from '../tasks/endpoint-runners.js';
@@ -32,8 +33,11 @@ export function endpointProblems(endpoint: AdaptedEndpointV1): string[] {
   if (endpoint.kind === 'http' && !endpoint.secret) {
     problems.push('endpoint.secret is required for http endpoints (it signs deliveries and callbacks)');
   }
-  if (endpoint.kind !== 'openai' && (endpoint.model || endpoint.systemPrompt || endpoint.apiKey)) {
-    problems.push('endpoint.model, systemPrompt and apiKey only apply to openai endpoints');
+  if (endpoint.kind !== 'openai' && (endpoint.model || endpoint.systemPrompt)) {
+    problems.push('endpoint.model and systemPrompt only apply to openai endpoints');
+  }
+  if (endpoint.kind === 'http' && endpoint.apiKey) {
+    problems.push('endpoint.apiKey does not apply to http endpoints (they are signed with endpoint.secret)');
   }
   if (endpoint.kind !== 'http' && endpoint.secret) problems.push('endpoint.secret only applies to http endpoints');
   return problems;
@@ -68,6 +72,7 @@ export class AdaptedAgentsService {
     private readonly reachability: ReachabilityBook,
     private readonly tasks: AdaptedTasksService,
     private readonly callbacks: WebhookCallbackServer,
+    private readonly targets: AgentTargets,
   ) {}
 
   async register(request: RegisterAdaptedAgentV1Request): Promise<AdaptedAgentV1> {
@@ -182,7 +187,7 @@ export class AdaptedAgentsService {
       kind: target.kind,
       url: target.url,
       settings: target.settings,
-      secret: target.secret,
+      secret: this.targets.seal(target.secret),
     });
     await this.agents.save(row);
     // It just answered: reachable, and served from now on (not only from the next presence round).

@@ -5,7 +5,8 @@ import { ContractError, HeartbeatAgentV1 } from '@ioa/contracts';
 import { ContractClient } from '@ioa/messaging';
 import { adaptersConfig, type AdaptersConfig } from '../adapters.config.js';
 import { AdaptedTasksService } from '../tasks/adapted-tasks.service.js';
-import { EndpointRunners, targetOf } from '../tasks/endpoint-runners.js';
+import { AgentTargets } from '../secrets/agent-targets.js';
+import { EndpointRunners } from '../tasks/endpoint-runners.js';
 import { describeError } from '../tasks/outbound-call.js';
 import { AdaptedAgentEntity } from './adapted-agent.entity.js';
 import { ReachabilityBook } from './reachability.js';
@@ -31,6 +32,7 @@ export class PresenceService implements OnApplicationBootstrap, OnApplicationShu
     private readonly reachability: ReachabilityBook,
     private readonly tasks: AdaptedTasksService,
     private readonly client: ContractClient,
+    private readonly targets: AgentTargets,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -40,7 +42,7 @@ export class PresenceService implements OnApplicationBootstrap, OnApplicationShu
   /** Probes one agent now and heartbeats it if its endpoint answers; returns whether it did. */
   async check(agent: AdaptedAgentEntity): Promise<boolean> {
     try {
-      await this.runners.for(agent.kind).probe(targetOf(agent));
+      await this.runners.for(agent.kind).probe(this.targets.of(agent));
     } catch (error) {
       const reason = describeError(error);
       if (this.reachability.get(agent.id).reachable) this.logger.warn(`${agent.name} is unreachable: ${reason}`);

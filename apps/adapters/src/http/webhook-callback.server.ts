@@ -14,6 +14,7 @@ import {
 import { ContractClient, toContractError, validatePayload } from '@ioa/messaging';
 import { adaptersConfig, type AdaptersConfig } from '../adapters.config.js';
 import { AdaptedAgentEntity } from '../agents/adapted-agent.entity.js';
+import { AgentTargets } from '../secrets/agent-targets.js';
 import { WebhookTaskEntity } from './webhook-task.entity.js';
 import { reportOfWebhookResult } from './webhook-result.js';
 import { isValidSignature } from './webhook-signature.js';
@@ -37,6 +38,7 @@ export class WebhookCallbackServer implements OnModuleInit, OnApplicationShutdow
     @InjectRepository(AdaptedAgentEntity) private readonly agents: Repository<AdaptedAgentEntity>,
     @InjectRepository(WebhookTaskEntity) private readonly pending: Repository<WebhookTaskEntity>,
     private readonly client: ContractClient,
+    private readonly targets: AgentTargets,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -80,7 +82,8 @@ export class WebhookCallbackServer implements OnModuleInit, OnApplicationShutdow
     const agent = await this.agents.findOneBy({ id: agentId, kind: 'http' });
     const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     // The same answer for an unknown agent and a bad signature: the route tells a stranger nothing.
-    if (!agent?.secret || !isValidSignature(agent.secret, body, request.header(WEBHOOK_SIGNATURE_HEADER))) {
+    const secret = agent ? this.openSecret(agent) : null;
+    if (!secret || !isValidSignature(secret, body, request.header(WEBHOOK_SIGNATURE_HEADER))) {
       return void reply(401, `Missing or invalid ${WEBHOOK_SIGNATURE_HEADER} signature`);
     }
     const task = await this.pending.findOneBy({ taskId, agentId });
@@ -105,6 +108,16 @@ export class WebhookCallbackServer implements OnModuleInit, OnApplicationShutdow
     }
     if (report.state !== 'working') await this.pending.update({ taskId }, { finishedAt: new Date() });
     reply(200, 'Recorded');
+  }
+
+  /** The agent's signing secret, or null when it has none or it cannot be opened (a master key went missing). */
+  private openSecret(agent: AdaptedAgentEntity): string | null {
+    try {
+      return this.targets.of(agent).secret;
+    } catch (error) {
+      this.logger.error(`The secret of ${agent.name} cannot be opened: ${(error as Error).message}`);
+      return null;
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import OpenAI from 'openai';
 import { llmConfig, type LlmConfig } from '@ioa/llm';
@@ -34,8 +34,9 @@ interface ToolCallRecord {
  * answers `isError` is reported and its text handed back to the model, never thrown.
  */
 @Injectable()
-export class McpEndpointRunner implements EndpointRunner {
+export class McpEndpointRunner implements EndpointRunner, OnApplicationShutdown {
   readonly kind = 'mcp' as const;
+  private readonly clients = new Map<string, { key: string; client: Promise<Client> }>();
 
   constructor(
     @Inject(adaptersConfig.KEY) private readonly config: AdaptersConfig,
@@ -74,17 +75,28 @@ export class McpEndpointRunner implements EndpointRunner {
   }
 
   async run(task: TaskRun): Promise<TaskOutcome> {
-    return this.withClient(task.target, task.signal, async (client) => {
+    const client = await this.clientFor(task.target, task.signal);
+    try {
       const tools = await this.listTools(client, task.target, task.signal);
       if (tools.length === 0) return { state: 'failed', content: `The MCP server at ${task.target.url} has no tools` };
       const brief = briefText(task.assignment.brief);
+      // Calls answered before an adapters restart are not made again (a tool may not be safe to repeat): their
+      // recorded answers are handed back, so the loop carries on where it stopped.
+      const done = [...(task.resumedFrom.mcpCalls ?? [])];
+      const made: ToolCallRecord[] = [];
       const call = async (name: string, args: Record<string, unknown>): Promise<ToolCallRecord> => {
+        const replayed = done.findIndex(
+          (record) => record.name === name && JSON.stringify(record.arguments) === JSON.stringify(args),
+        );
+        if (replayed >= 0) return done.splice(replayed, 1)[0];
         const record = await this.callTool(client, task, name, args);
+        made.push(record);
+        await task.checkpoint({ mcpCalls: [...(task.resumedFrom.mcpCalls ?? []), ...made] });
         const verdict = record.isError ? 'reported an error' : 'answered';
         await task.progress(`Tool ${name}(${JSON.stringify(args)}) ${verdict}: ${record.output.slice(0, 500)}`);
         return record;
       };
-      if (this.llm.provider === 'openai') return this.modelLoop(brief, tools, call, task);
+      if (this.llm.provider === 'openai') return await this.modelLoop(brief, tools, call, task);
       const records: ToolCallRecord[] = [];
       for (const planned of planToolCalls(brief, tools, this.config.mcpMaxToolCalls)) {
         records.push(await call(planned.name, planned.arguments));
@@ -94,7 +106,49 @@ export class McpEndpointRunner implements EndpointRunner {
       return records.every((record) => record.isError)
         ? { state: 'failed', content: `Every tool call failed:\n${content}` }
         : { state: 'completed', content };
+    } catch (error) {
+      if (task.signal.aborted) throw error;
+      // The connection may be what failed: the next task connects afresh.
+      this.dropClient(task.target.agentId, client);
+      if (error instanceof EndpointCallError) throw error;
+      throw new EndpointCallError(`MCP server at ${task.target.url}: ${describeError(error)}`, false);
+    }
+  }
+
+  /**
+   * The agent's one MCP client, connected once and shared by its tasks (Streamable HTTP multiplexes requests), so a
+   * task pays no initialize handshake. A new endpoint or credential replaces it; a failure drops it.
+   */
+  private async clientFor(target: EndpointTarget & { agentId: string }, signal: AbortSignal): Promise<Client> {
+    const key = `${target.url}\n${target.secret ?? ''}\n${target.settings.timeoutMs ?? ''}`;
+    const cached = this.clients.get(target.agentId);
+    if (cached?.key === key) return raceAbort(cached.client, signal);
+    if (cached) void cached.client.then((client) => this.dropClient(target.agentId, client)).catch(() => undefined);
+    // Not tied to this task's signal: a canceled task must not close the connection the agent's other tasks use.
+    const client = this.connect(target, undefined, this.timeoutOf(target), this.config.callAttempts);
+    this.clients.set(target.agentId, { key, client });
+    client.catch(() => {
+      if (this.clients.get(target.agentId)?.client === client) this.clients.delete(target.agentId);
     });
+    return raceAbort(client, signal);
+  }
+
+  private dropClient(agentId: string, client: Client): void {
+    const cached = this.clients.get(agentId);
+    if (cached) {
+      void cached.client
+        .then((current) => {
+          if (current === client && this.clients.get(agentId) === cached) this.clients.delete(agentId);
+        })
+        .catch(() => undefined);
+    }
+    void client.close().catch(() => undefined);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const clients = [...this.clients.values()];
+    this.clients.clear();
+    await Promise.allSettled(clients.map(async (entry) => (await entry.client).close()));
   }
 
   /** The model picks the calls (function calling), sees each result, and answers when it is done. */
@@ -207,21 +261,7 @@ export class McpEndpointRunner implements EndpointRunner {
     timeoutMs = this.timeoutOf(target),
     attempts = this.config.callAttempts,
   ): Promise<T> {
-    const client = await withRetries(
-      `Connecting to the MCP server at ${target.url}`,
-      { attempts, signal },
-      async () => {
-        const candidate = new Client({ name: 'ioa-adapters', version: '1.0.0' });
-        const transport = new StreamableHTTPClientTransport(new URL(target.url));
-        try {
-          await candidate.connect(transport, { timeout: timeoutMs, signal });
-        } catch (error) {
-          await candidate.close().catch(() => undefined);
-          throw error;
-        }
-        return candidate;
-      },
-    );
+    const client = await this.connect(target, signal, timeoutMs, attempts);
     try {
       return await work(client);
     } catch (error) {
@@ -232,9 +272,50 @@ export class McpEndpointRunner implements EndpointRunner {
     }
   }
 
+  /** Connects, with retries (the initialize handshake is idempotent), presenting the agent's bearer token if any. */
+  private connect(
+    target: EndpointTarget,
+    signal: AbortSignal | undefined,
+    timeoutMs: number,
+    attempts: number,
+  ): Promise<Client> {
+    return withRetries(`Connecting to the MCP server at ${target.url}`, { attempts, signal }, async () => {
+      const candidate = new Client({ name: 'ioa-adapters', version: '1.0.0' });
+      const transport = new StreamableHTTPClientTransport(new URL(target.url), {
+        requestInit: target.secret ? { headers: { authorization: `Bearer ${target.secret}` } } : undefined,
+      });
+      try {
+        await candidate.connect(transport, { timeout: timeoutMs, signal });
+      } catch (error) {
+        await candidate.close().catch(() => undefined);
+        throw error;
+      }
+      return candidate;
+    });
+  }
+
   private timeoutOf(target: EndpointTarget): number {
     return target.settings.timeoutMs ?? this.config.callTimeoutMs;
   }
+}
+
+/** The promise, or the signal's reason when it aborts first (the shared connection goes on for other tasks). */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: Error) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /** Text of an MCP tool result: text parts as they are, structured content and other parts as JSON. */

@@ -28,13 +28,37 @@ export interface EndpointProfile {
   metadata?: Record<string, unknown>;
 }
 
+/**
+ * How far a task's remote work got, saved as it goes so that the replica resuming the task after a crash carries
+ * on from there: an A2A task is followed again (GetTask, then SubscribeToTask or polling) instead of being sent
+ * twice; MCP tool calls already answered are not made again.
+ */
+export interface TaskCheckpoint {
+  a2a?: { taskId: string; contextId: string };
+  mcpCalls?: { name: string; arguments: Record<string, unknown>; output: string; isError: boolean }[];
+}
+
+/** Why a run was cut short by this replica stopping: the remote work goes on, and a replica resumes the task. */
+export class AdaptersStoppingError extends Error {
+  constructor() {
+    super('the adapters service is stopping; the task is resumed by a replica');
+  }
+}
+
 /** One task as a runner sees it: the assignment, a cancel signal, and the two ways back to the group. */
 export interface TaskRun {
   target: EndpointTarget & { agentId: string };
   agentName: string;
   assignment: TaskAssignmentV1Request;
-  /** Aborted when the task is canceled (the runner then cancels the remote work too) or the deadline passes. */
+  /**
+   * Aborted when the task is canceled or the deadline passes (the runner then cancels the remote work too), or when
+   * this replica stops (reason: `AdaptersStoppingError`; the remote work must go on, for the resuming replica).
+   */
   signal: AbortSignal;
+  /** What an earlier run of this task (on a replica that died) saved; empty on the first run. */
+  resumedFrom: TaskCheckpoint;
+  /** Saves how far the remote work got; a failure to save is logged, never thrown (resuming then re-runs more). */
+  checkpoint(checkpoint: TaskCheckpoint): Promise<void>;
   /** Reports `working` with a progress note. */
   progress(note: string): Promise<void>;
   /**
@@ -60,6 +84,11 @@ export interface EndpointRunner {
   /** Resolves when the endpoint answers at all; throws with the reason when it does not. */
   probe(target: EndpointTarget): Promise<void>;
   run(task: TaskRun): Promise<TaskOutcome>;
+}
+
+/** Whether an abort means "cancel the remote work" (our cancel, the deadline) rather than "this replica stops". */
+export function cancelsRemoteWork(signal: AbortSignal): boolean {
+  return signal.aborted && !(signal.reason instanceof AdaptersStoppingError);
 }
 
 export const ENDPOINT_RUNNERS = Symbol('ENDPOINT_RUNNERS');

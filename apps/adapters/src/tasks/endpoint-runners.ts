@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AdaptedEndpointKind } from '@ioa/contracts';
-import type { AdaptedAgentEntity } from '../agents/adapted-agent.entity.js';
-import { ENDPOINT_RUNNERS, type EndpointRunner, type EndpointTarget } from './endpoint-runner.js';
+import { ENDPOINT_RUNNERS, type EndpointRunner } from './endpoint-runner.js';
 
 /** The runner of each endpoint kind. */
 @Injectable()
@@ -17,8 +16,4 @@ export class EndpointRunners {
     if (!runner) throw new Error(`No runner serves ${kind} endpoints`);
     return runner;
   }
-}
-
-export function targetOf(agent: AdaptedAgentEntity): EndpointTarget & { agentId: string } {
-  return { agentId: agent.id, kind: agent.kind, url: agent.url, settings: agent.settings, secret: agent.secret };
 }

@@ -62,7 +62,11 @@ export class AdaptedEndpointV1 {
   @IsText(20000)
   systemPrompt?: string;
 
-  /** `openai`: the API key, if the endpoint wants one. Write-only. */
+  /**
+   * The credential the agent wants, if any: `openai`: the API key; `a2a` and `mcp`: a bearer token, sent as
+   * `Authorization: Bearer` on every call. Stored encrypted; write-only (replies say only `hasSecret`). Give the
+   * endpoint again with a new value to rotate it.
+   */
   @IsOptional()
   @IsText(500)
   apiKey?: string;
