@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { startNatsServer, type EmbeddedNats } from '@ioa/embedded';
+import { TEST_ADMIN_API_KEY } from '@ioa/testing';
 import {
   parseReplicas,
   REPOSITORY_ROOT,
@@ -47,6 +48,8 @@ export interface FaultStack {
  * a loaded machine takes to restart agent-host (its agents must not be declared offline while it boots).
  */
 export const FAULT_ENVIRONMENT: NodeJS.ProcessEnv = {
+  // The suite's REST calls authenticate as the test stack's admin (adminAuthHeaders()).
+  IOA_ADMIN_API_KEY: TEST_ADMIN_API_KEY,
   REGISTRY_HEARTBEAT_TTL_SECONDS: '20',
   REGISTRY_PRESENCE_SWEEP_MS: '500',
   AGENT_HOST_HEARTBEAT_MS: '1000',
