@@ -29,6 +29,8 @@ import {
   SubmitGoalV1,
 } from './scheduler/goals.v1.js';
 import { GetTaskV1, ReportTaskV1, TaskUpdatedV1 } from './scheduler/tasks.v1.js';
+import { ListGoalsV1 } from './scheduler/goal-list.v1.js';
+import { ListGroupsV1 } from './chat/group-list.v1.js';
 import {
   AdaptersHealthV1,
   AgentHostHealthV1,
@@ -100,6 +102,7 @@ export const ALL_CONTRACTS: readonly AnyContract[] = [
   CreateGroupV1,
   GetGroupV1,
   ListMessagesV1,
+  ListGroupsV1,
   ProposeMoveV1,
   PostUserMessageV1,
   ForceConclusionV1,
@@ -113,6 +116,7 @@ export const ALL_CONTRACTS: readonly AnyContract[] = [
   CancelGoalV1,
   PostGoalMessageV1,
   ListGoalEventsV1,
+  ListGoalsV1,
   GoalEventAppendedV1,
   GoalStatusChangedV1,
   ReportTaskV1,

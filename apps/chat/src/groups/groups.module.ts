@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { GroupListController } from './group-list.controller.js';
+import { GroupListService } from './group-list.service.js';
 import { GroupsController } from './groups.controller.js';
 import { GroupsRepository } from './groups.repository.js';
 import { GroupsService } from './groups.service.js';
@@ -6,8 +8,8 @@ import { TransitionWriter } from './transition.writer.js';
 
 /** Groups, their members, messages and task ledger: storage, opening a group, and reading it. */
 @Module({
-  controllers: [GroupsController],
-  providers: [GroupsRepository, GroupsService, TransitionWriter],
+  controllers: [GroupsController, GroupListController],
+  providers: [GroupsRepository, GroupsService, GroupListService, TransitionWriter],
   exports: [GroupsRepository, TransitionWriter],
 })
 export class GroupsModule {}

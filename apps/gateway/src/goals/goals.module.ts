@@ -3,6 +3,7 @@ import { ConfigModule } from '@nestjs/config';
 import { goalEventsConfig } from './goal-events.config.js';
 import { GoalEventStreams } from './goal-event-streams.js';
 import { GoalEventTail } from './goal-event-tail.js';
+import { GoalListController } from './goal-list.controller.js';
 import { GoalsController } from './goals.controller.js';
 import { GoalsService } from './goals.service.js';
 
@@ -12,7 +13,7 @@ import { GoalsService } from './goals.service.js';
  */
 @Module({
   imports: [ConfigModule.forFeature(goalEventsConfig)],
-  controllers: [GoalsController],
+  controllers: [GoalsController, GoalListController],
   providers: [GoalsService, GoalEventTail, GoalEventStreams],
   // The A2A facade and the MCP endpoint submit goals and follow their events as this route does.
   exports: [GoalsService, GoalEventStreams],

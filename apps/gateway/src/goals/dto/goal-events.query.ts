@@ -1,13 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, Min } from 'class-validator';
-
-/** Query strings carry text: `true`/`false` become booleans, anything else stays text and fails validation. */
-function toBoolean({ value }: { value: unknown }): unknown {
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  return value;
-}
+import { toBoolean } from './query-values.js';
 
 /** `GET /v1/goals/:id/events`. */
 export class GoalEventsQueryDto {
