@@ -1,6 +1,6 @@
 import { registerAs } from '@nestjs/config';
 import { Type } from 'class-transformer';
-import { IsInt, IsString, IsOptional, IsUrl, Matches, Max, Min } from 'class-validator';
+import { IsInt, IsString, ValidateIf, IsOptional, IsUrl, Matches, Max, Min } from 'class-validator';
 import { validateEnvironment } from '@ioa/config';
 
 /** 32 bytes in base64: 43 characters and one `=` of padding. */
@@ -82,12 +82,12 @@ class AdaptersEnvironment {
    * The master key that encrypts agents' secrets at rest (AES-256-GCM): 32 random bytes, base64. Required in
    * production; without it (development, tests) a fixed development key is used and a warning logged.
    */
-  @IsOptional()
+  @ValidateIf((env: AdaptersEnvironment) => !!env.ADAPTERS_SECRET_KEY)
   @Matches(BASE64_KEY, { message: 'ADAPTERS_SECRET_KEY must be 32 bytes, base64-encoded' })
   ADAPTERS_SECRET_KEY?: string;
 
   /** Earlier master keys, comma-separated base64: secrets under them are still read, and re-encrypted at boot. */
-  @IsOptional()
+  @ValidateIf((env: AdaptersEnvironment) => !!env.ADAPTERS_PREVIOUS_SECRET_KEYS)
   @Matches(BASE64_KEYS, { message: 'ADAPTERS_PREVIOUS_SECRET_KEYS must be comma-separated base64 32-byte keys' })
   ADAPTERS_PREVIOUS_SECRET_KEYS?: string;
 

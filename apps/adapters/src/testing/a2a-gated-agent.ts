@@ -31,6 +31,8 @@ export interface A2aGatedAgent {
   /** `Authorization` headers received on JSON-RPC calls. */
   authorizations: string[];
   openGate(): void;
+  /** From now on requires this bearer token instead (the agent's owner rotated it). */
+  requireToken(token: string): void;
   stop(): Promise<void>;
 }
 
@@ -130,6 +132,7 @@ class GatedExecutor implements AgentExecutor {
 export async function startA2aGatedAgent(options: A2aGatedAgentOptions = {}): Promise<A2aGatedAgent> {
   const record = { methods: [] as string[], briefs: [] as string[], authorizations: [] as string[] };
   const executor = new GatedExecutor(record.briefs);
+  let bearerToken = options.bearerToken;
   const app = express();
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {
@@ -168,7 +171,7 @@ export async function startA2aGatedAgent(options: A2aGatedAgentOptions = {}): Pr
   app.use('/a2a/jsonrpc', express.json({ limit: '1mb' }), (request, response, next) => {
     const authorization = request.header('authorization') ?? '';
     record.authorizations.push(authorization);
-    if (options.bearerToken && authorization !== `Bearer ${options.bearerToken}`) {
+    if (bearerToken && authorization !== `Bearer ${bearerToken}`) {
       response.status(401).json({ message: 'A bearer token is required' });
       return;
     }
@@ -182,6 +185,9 @@ export async function startA2aGatedAgent(options: A2aGatedAgentOptions = {}): Pr
     url,
     ...record,
     openGate: () => executor.openGate(),
+    requireToken: (token) => {
+      bearerToken = token;
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
