@@ -475,6 +475,11 @@ describe('REST authorization matrix', () => {
       allowed({ status: (await me(callers.beta)).status, body: {}, headers: over.headers }, 200, 'beta unaffected');
       // Probes are not counted against anyone.
       expect((await fetch(`${limitedUrl}/health/ready`)).status).not.toBe(429);
+      // Failed authentications count per address: past the allowance, the address is refused before any key lookup.
+      for (let index = 0; index < RATE_LIMIT_PER_MINUTE; index++) expect((await me(callers.unknown)).status).toBe(401);
+      const flooding = await me(callers.unknown);
+      refused({ status: flooding.status, body: {}, headers: flooding.headers }, 429, 'an address guessing keys');
+      expect(await flooding.json()).toMatchObject({ message: expect.stringMatching(/failed authentications/) });
     } finally {
       await limited.close();
     }

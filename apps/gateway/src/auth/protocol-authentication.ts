@@ -1,26 +1,28 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ContractError } from '@ioa/contracts';
 import { contractErrorToHttp } from '../http/http-error.js';
-import { AccountRateLimiter, rateLimitMessage, type RateLimitRefusal } from './account-rate-limiter.js';
+import { AccountRateLimiter } from './account-rate-limiter.js';
 import { authenticateChallenge, Authenticator, sentCredentials } from './authenticator.js';
 import type { AuthenticatedPrincipal, AuthenticatedRequest } from './principal.js';
+import { admit } from './request-admission.js';
 
 /**
  * Express middleware in front of the A2A and MCP endpoints, which are the protocol SDKs' handlers rather than Nest
  * routes (so the global guard never sees them): the same credentials, the same 401 with `WWW-Authenticate`, the same
- * per-account rate limit, and the principal left on the request for the handler to act as.
+ * limits (`admit`), and the principal left on the request for the handler to act as.
  */
 export function requireCredentials(authenticator: Authenticator, rateLimiter: AccountRateLimiter) {
   return (request: Request, response: Response, next: NextFunction): void => {
     const target = request as unknown as AuthenticatedRequest;
-    authenticate(authenticator, rateLimiter, target).then(
-      (refusal) => {
-        if (!refusal) {
+    admit(authenticator, rateLimiter, target.headers, String(request.ip)).then(
+      (admission) => {
+        if ('principal' in admission) {
+          target.principal = admission.principal;
           next();
           return;
         }
-        response.setHeader('Retry-After', String(refusal.retryAfterSeconds));
-        response.status(429).json({ statusCode: 429, error: 'UNAVAILABLE', message: rateLimitMessage(refusal) });
+        response.setHeader('Retry-After', String(admission.refusal.retryAfterSeconds));
+        response.status(429).json({ statusCode: 429, error: 'UNAVAILABLE', message: admission.refusal.message });
       },
       (error: unknown) => {
         const failure =
@@ -36,15 +38,6 @@ export function requireCredentials(authenticator: Authenticator, rateLimiter: Ac
       },
     );
   };
-}
-
-async function authenticate(
-  authenticator: Authenticator,
-  rateLimiter: AccountRateLimiter,
-  request: AuthenticatedRequest,
-): Promise<RateLimitRefusal | undefined> {
-  request.principal = await authenticator.authenticate(request.headers);
-  return rateLimiter.consume(request.principal);
 }
 
 /** The principal `requireCredentials` left on the request. */
