@@ -10,6 +10,7 @@ import { startEmbeddedPostgres, startNatsServer, type EmbeddedPostgres, type Emb
 import { parseRestartMode, UNLESS_STOPPED, type RestartMode, type RestartPolicy } from './restart-policy.js';
 import { isAlive, SupervisedProcess } from './supervised-process.js';
 import { localAdminApiKey } from './admin-api-key.js';
+import { localAdaptersSecretKey } from './adapters-secret-key.js';
 
 /**
  * The local stack: NATS with JetStream, PostgreSQL with pgvector, and the seven services as separate Node processes
@@ -195,6 +196,9 @@ async function startStackWithCleanups(
     ? { key: options.environment.IOA_ADMIN_API_KEY, file: undefined, created: false }
     : localAdminApiKey(dataDir);
   if (admin.created) log(`admin API key created in ${admin.file} (mode 0600)`);
+  // The adapters' master key (it seals agents' secrets) is created once too, and kept with the data.
+  const adaptersKey = options.environment.ADAPTERS_SECRET_KEY ? undefined : localAdaptersSecretKey(dataDir);
+  if (adaptersKey?.created) log(`adapters secret key created in ${adaptersKey.file} (mode 0600)`);
   const throwIfAborted = () => {
     if (options.abort?.aborted) throw new Error('start-up interrupted');
   };
@@ -241,6 +245,7 @@ async function startStackWithCleanups(
     NATS_URL: natsUrl,
     DATABASE_URL: databaseUrl,
     IOA_ADMIN_API_KEY: admin.key,
+    ...(adaptersKey ? { ADAPTERS_SECRET_KEY: adaptersKey.key } : {}),
     ...(gatewayPort === undefined ? {} : { GATEWAY_PORT: String(gatewayPort) }),
     // Nest colours its logs only for terminals; keep the prefixed output readable when it is piped.
     ...(process.stdout.isTTY ? {} : { NO_COLOR: '1' }),
@@ -274,6 +279,7 @@ async function startStackWithCleanups(
           env: {
             ...environment,
             AGENT_HOST_INSTANCE_ID: environment.AGENT_HOST_INSTANCE_ID ?? `local-${service}-${replica}`,
+            ADAPTERS_INSTANCE_ID: environment.ADAPTERS_INSTANCE_ID ?? `local-${service}-${replica}`,
           },
           stdio: ['ignore', 'pipe', 'pipe'],
           detached: true,
