@@ -153,9 +153,11 @@ function checkWorkloads(overlay: string, rendered: Rendered, secretsComeFromOuts
         ]),
         ...asList(container.env).flatMap((variable) => {
           const from = asNode(variable.valueFrom);
+          const secret = asNode(from.secretKeyRef);
           return [
             ['ConfigMap', text(asNode(from.configMapKeyRef).name)],
-            ['Secret', text(asNode(from.secretKeyRef).name)],
+            // An optional Secret (`optional: true`) need not exist: the pod starts without the variable.
+            ['Secret', secret.optional === true ? '' : text(secret.name)],
           ];
         }),
         ...asList(pod.volumes).map((volume) => ['ConfigMap', text(asNode(volume.configMap).name)]),
