@@ -261,6 +261,37 @@ describe('REST authorization matrix', () => {
     await call(callers.alpha, 'POST', `/v1/goals/${goalId}/cancel`, {});
   });
 
+  it("attack: list another account's goals and groups (each list holds only the caller's account's)", async () => {
+    const goalId = await submitGoal(callers.alpha, 'Listed for alpha only');
+    const groupId = await expectEventually(
+      async () => {
+        const goal = await call(callers.alpha, 'GET', `/v1/goals/${goalId}`);
+        return typeof goal.body.groupId === 'string' ? goal.body.groupId : undefined;
+      },
+      { timeoutMs: 30_000, message: 'the goal opens its group' },
+    );
+    const ids = (result: HttpResult) => (result.body.items as Array<{ id: string }>).map((item) => item.id);
+    const lists: Array<[path: string, id: string]> = [
+      ['/v1/goals?limit=100', goalId],
+      ['/v1/groups?limit=100', String(groupId)],
+    ];
+    for (const [path, id] of lists) {
+      const own = await call(callers.alpha, 'GET', path);
+      allowed(own, 200, `alpha lists ${path}`);
+      expect(ids(own)).toContain(id);
+      const other = await call(callers.beta, 'GET', path);
+      expect({ path, status: other.status, listed: ids(other).includes(id) }).toEqual({
+        path,
+        status: 200,
+        listed: false,
+      });
+      tally.refused += 1;
+      expect(ids(await call(callers.admin, 'GET', path))).toContain(id);
+      tally.allowed += 1;
+    }
+    await call(callers.alpha, 'POST', `/v1/goals/${goalId}/cancel`, {});
+  });
+
   it("attack: register, change or remove agents in another account's name", async () => {
     const card = {
       name: 'alpha-poet',
