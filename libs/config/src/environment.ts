@@ -13,6 +13,15 @@ export class PlatformEnvironment {
   })
   NATS_URL?: string;
 
+  /**
+   * Directory of the services' NATS credentials (`<dir>/<service>.creds`, written by @ioa/trust). Unset only for a
+   * broker without authentication (the unit/e2e test broker); `npm start`, the demo and k8s always set it.
+   */
+  @IsOptional()
+  @IsString()
+  @Matches(/^\S+$/, { message: 'NATS_CREDENTIALS_DIR must be a directory path' })
+  NATS_CREDENTIALS_DIR?: string;
+
   @IsOptional()
   @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
   DATABASE_URL?: string;

@@ -5,6 +5,8 @@ export const DEFAULT_DATABASE_URL = 'postgres://postgres:postgres@127.0.0.1:5432
 
 export const natsConfig = registerAs('nats', () => ({
   servers: (process.env.NATS_URL ?? DEFAULT_NATS_URL).split(','),
+  /** Where `<service>.creds` is read from; undefined connects without credentials (a test broker without auth). */
+  credentialsDir: process.env.NATS_CREDENTIALS_DIR || undefined,
   /** How long a request waits for its reply before it fails with TIMEOUT. */
   requestTimeoutMs: Number(process.env.REQUEST_TIMEOUT_MS ?? 5000),
   /** How stream consumers retry a failing handler before the event becomes a dead letter (see `EventBus`). */

@@ -15,8 +15,8 @@ export interface EmbeddedNats {
 export interface NatsServerOptions {
   /**
    * The interface to listen on: loopback (127.0.0.1, the default) keeps the broker to this machine; an interface's
-   * address, or 0.0.0.0 for every interface, lets agents on other hosts connect. There is no authentication yet (it
-   * comes with the trust work), so open it only on a network you trust.
+   * address, or 0.0.0.0 for every interface, lets agents on other hosts connect. Without `configFile` there is no
+   * authentication (the unit/e2e test broker), so open it only with one.
    */
   host?: string;
   /** 0 (default) picks a free port. */
@@ -28,6 +28,11 @@ export interface NatsServerOptions {
    * stop its services before the broker they use (the local stack does this).
    */
   detached?: boolean;
+  /**
+   * A nats-server config file (the one `provisionTrust` of @ioa/trust writes: JWT authentication, resolver, limits).
+   * Host, port and JetStream storage still come from the options above, which override the file.
+   */
+  configFile?: string;
 }
 
 const CANDIDATES = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
@@ -52,7 +57,8 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   const storeDir = options.storeDir ?? temporary!;
   const port = options.port && options.port > 0 ? String(options.port) : '-1';
   const host = options.host ?? '127.0.0.1';
-  const child = spawn(binary, ['-a', host, '-p', port, '-js', '-sd', storeDir], {
+  const config = options.configFile ? ['-c', options.configFile] : [];
+  const child = spawn(binary, [...config, '-a', host, '-p', port, '-js', '-sd', storeDir], {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: options.detached ?? false,
   });

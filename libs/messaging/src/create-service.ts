@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { type MicroserviceOptions, Transport } from '@nestjs/microservices';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { natsConfig } from '@ioa/config';
-import { NATS_CONNECTION } from './nats-connection.js';
+import { NATS_CONNECTION, natsIdentityOptions } from './nats-connection.js';
 import { NatsJsonDeserializer } from './nats-json.deserializer.js';
 import { NatsJsonSerializer } from './nats-json.serializer.js';
 import { ContractValidationPipe } from './contract-validation.pipe.js';
@@ -26,6 +26,8 @@ export function natsTransportOptions(
     options: {
       servers: config.servers,
       name: `${name}-server`,
+      // The service's own NATS user (least privilege) when NATS_CREDENTIALS_DIR is set.
+      ...natsIdentityOptions(config.credentialsDir, name),
       queue: name,
       serializer,
       deserializer: new NatsJsonDeserializer(),

@@ -2,7 +2,7 @@ import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown 
 import type { ConfigType } from '@nestjs/config';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { natsConfig } from '@ioa/config';
-import { connectNats, NATS_CONNECTION } from './nats-connection.js';
+import { connectNats, NATS_CONNECTION, natsIdentityOptions } from './nats-connection.js';
 import { ContractClient } from './contract-client.js';
 import { ContractResponder } from './contract-responder.js';
 import { EventBus } from './event-bus.js';
@@ -24,7 +24,12 @@ export class MessagingModule implements OnApplicationShutdown {
         {
           provide: NATS_CONNECTION,
           inject: [natsConfig.KEY],
-          useFactory: (config: ConfigType<typeof natsConfig>) => connectNats(config.servers, `${serviceName}-client`),
+          useFactory: (config: ConfigType<typeof natsConfig>) =>
+            connectNats(
+              config.servers,
+              `${serviceName}-client`,
+              natsIdentityOptions(config.credentialsDir, serviceName),
+            ),
         },
         ContractClient,
         ContractResponder,
