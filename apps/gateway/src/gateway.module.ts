@@ -6,6 +6,7 @@ import { AgentsModule } from './agents/agents.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { GatewayDatabaseModule } from './database/gateway-database.js';
 import { DeadLettersModule } from './dead-letters/dead-letters.module.js';
+import { FeedModule } from './feed/feed.module.js';
 import { gatewayConfig } from './gateway.config.js';
 import { GoalsModule } from './goals/goals.module.js';
 import { GroupsModule } from './groups/groups.module.js';
@@ -26,6 +27,7 @@ import { McpModule } from './mcp/mcp.module.js';
     AgentsModule,
     GoalsModule,
     GroupsModule,
+    FeedModule,
     PlatformHealthModule,
     DeadLettersModule,
     A2aModule,
