@@ -21,6 +21,7 @@ import { AdaptersModule } from '../../apps/adapters/src/adapters.module.js';
 import { authenticatedClientFactory } from '../../apps/gateway/src/a2a/testing/a2a-credentials.js';
 import { GOAL_ID_METADATA_KEY } from '../../apps/gateway/src/a2a/goal-agent-executor.js';
 import { createGatewayApp } from '../../apps/gateway/src/gateway.app.js';
+import { SseClient, type ReceivedSseEvent } from '../../apps/gateway/src/goals/testing/sse-client.js';
 import { startSelfSpeakingAgent, type SelfSpeakingAgent } from '../../apps/gateway/src/testing/self-speaking-agent.js';
 import { GOAL_SERVICES, startServices } from '../support/platform-services.js';
 import { startLocalOidcIssuer, type LocalOidcIssuer } from './rest-oidc-issuer.js';
@@ -290,6 +291,31 @@ describe('REST authorization matrix', () => {
       tally.allowed += 1;
     }
     await call(callers.alpha, 'POST', `/v1/goals/${goalId}/cancel`, {});
+  });
+
+  it("attack: watch another account's goals on the network's live feed (GET /v1/feed)", async () => {
+    const feed = await SseClient.open(`${baseUrl}/v1/feed`, {
+      authorization: `Bearer ${callers.beta['x-api-key']}`,
+    });
+    const goalOf = (event: ReceivedSseEvent) =>
+      (event.data as { payload?: { goal?: { id?: string } } } | undefined)?.payload?.goal?.id;
+    try {
+      expect(feed.status).toBe(200);
+      await feed.waitFor((events) => events.some((event) => event.event === 'ready'), { message: 'the feed starts' });
+      const alphaGoal = await submitGoal(callers.alpha, 'Alpha works quietly');
+      const betaGoal = await submitGoal(callers.beta, 'Beta watches its own goal');
+      // The feed is in order: had alpha's (earlier) goal been visible to beta, it would have come before beta's.
+      await feed.waitFor((events) => events.some((event) => goalOf(event) === betaGoal), {
+        message: "beta's own goal on its feed",
+      });
+      allowed({ status: 200, body: {}, headers: feed.headers }, 200, "beta's feed shows beta's goal");
+      expect(feed.events.filter((event) => goalOf(event) === alphaGoal)).toEqual([]);
+      tally.refused += 1;
+      await call(callers.alpha, 'POST', `/v1/goals/${alphaGoal}/cancel`, {});
+      await call(callers.beta, 'POST', `/v1/goals/${betaGoal}/cancel`, {});
+    } finally {
+      await feed.close();
+    }
   });
 
   it("attack: register, change or remove agents in another account's name", async () => {
