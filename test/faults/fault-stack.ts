@@ -61,11 +61,18 @@ export const FAULT_ENVIRONMENT: NodeJS.ProcessEnv = {
   // Work an agent-host replica owned when it died is taken over by another after this lease (a restarted replica
   // takes its own back at once: the launcher gives each replica a stable AGENT_HOST_INSTANCE_ID).
   AGENT_HOST_WORK_LEASE_MS: '3000',
+  // The same for tasks the adapters service was carrying on for A2A/MCP/webhook agents (when it runs: see
+  // adapters.fault-spec.ts); an endpoint is probed every second, so a dead one stops heartbeating at once.
+  ADAPTERS_TASK_LEASE_MS: '3000',
+  ADAPTERS_HEARTBEAT_MS: '1000',
 };
+
+/** The services the suite runs unless a spec asks for others (the adapters spec adds `adapters`). */
+export const FAULT_SERVICES: ServiceName[] = ['registry', 'discovery', 'chat', 'scheduler', 'agent-host', 'gateway'];
 
 const STARTED = /Nest (microservice|application) successfully started/;
 
-export async function startFaultStack(): Promise<FaultStack> {
+export async function startFaultStack(options: { services?: ServiceName[] } = {}): Promise<FaultStack> {
   const workDir = mkdtempSync(join(tmpdir(), 'ioa-faults-'));
   const logFile = process.env.IOA_FAULTS_LOG ?? join(workDir, 'services.log');
   mkdirSync(join(workDir, 'nats'), { recursive: true });
@@ -89,7 +96,7 @@ export async function startFaultStack(): Promise<FaultStack> {
     natsUrl: nats.url,
     databaseUrl,
     gatewayPort: 0,
-    services: ['registry', 'discovery', 'chat', 'scheduler', 'agent-host', 'gateway'],
+    services: options.services ?? FAULT_SERVICES,
     replicas: parseReplicas(process.env.IOA_FAULTS_REPLICAS ?? 'chat=2,scheduler=2'),
     restart: 'unless-stopped',
     // Quick restarts by default: the suite measures recovery, not the backoff. A longer first delay leaves a service

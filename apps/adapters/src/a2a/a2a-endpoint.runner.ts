@@ -221,6 +221,13 @@ export class A2aEndpointRunner implements EndpointRunner {
       }
     } catch (error) {
       if (task.signal.aborted) throw error;
+      if (round.taskId && round.reply === undefined) {
+        // The stream broke after the agent took the task: the task may well go on (a proxy timeout, the agent
+        // restarting); following it says how it ends, or fails with the reason the agent cannot be asked.
+        this.logger.log(`The A2A stream of task ${round.taskId} broke (${describeError(error)}); following the task`);
+        round.state = TaskState.TASK_STATE_WORKING;
+        return;
+      }
       throw new EndpointCallError(`A2A SendMessage to ${task.target.url} failed: ${describeError(error)}`, false);
     }
   }
