@@ -8,8 +8,17 @@ import {
   type RegisterAgentV1Request,
 } from '@ioa/contracts';
 import { startA2aWeatherAgent } from './a2a-weather-agent.js';
-import { GoalEventView, oneLine, paint, summarizeGoal, type Paint } from './goal-view.js';
-import { EventStreamError, followEventStream } from './sse-client.js';
+import {
+  EventStreamError,
+  followEventStream,
+  getJson,
+  GoalEventView,
+  oneLine,
+  paint,
+  sendJson,
+  summarizeGoal,
+  type Paint,
+} from '@ioa/gateway-client';
 
 /**
  * The demo's client side: what a user of IoA does against a running stack. It speaks only the public protocols —
@@ -369,29 +378,4 @@ async function demoA2aAgent({ gatewayUrl, apiKey, say }: DemoContext, p: Paint, 
   } finally {
     await agent.stop();
   }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// the public protocols, bare
-
-function getJson<T>(apiKey: string, url: string): Promise<T> {
-  return sendJson<T>('GET', url, { apiKey });
-}
-
-/** A REST call to the gateway, authenticated with the API key as every call must be. */
-async function sendJson<T>(
-  method: 'GET' | 'POST',
-  url: string,
-  { body, headers = {}, apiKey }: { body?: unknown; headers?: Record<string, string>; apiKey: string },
-): Promise<T> {
-  const authenticated = { ...headers, authorization: `Bearer ${apiKey}` };
-  const response = await fetch(url, {
-    method,
-    headers: body === undefined ? authenticated : { 'content-type': 'application/json', ...authenticated },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(15_000),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${url} answered ${response.status}: ${oneLine(text, 500)}`);
-  return JSON.parse(text) as T;
 }
