@@ -18,6 +18,8 @@ import {
 import { isAdmin, LOCAL_ADMIN_ACCOUNT_ID, type AuthenticatedPrincipal } from './principal.js';
 
 const DAY_MS = 86_400_000;
+/** The name of the key IOA_ADMIN_API_KEY provisions: the one key a change of the variable replaces. */
+const ADMIN_KEY_NAME = 'IOA_ADMIN_API_KEY';
 /** `last_used_at` is written at most this often per key, so authenticating is not a write on every request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -171,7 +173,8 @@ export class AccountsService {
 
   /**
    * The local admin account and, when IOA_ADMIN_API_KEY is set, that key as one of its admin keys. Idempotent: every
-   * replica and every restart runs it, and a key already present (even if revoked since) is left as it is.
+   * replica and every restart runs it, and a key already present (even if revoked since) is left as it is. A new
+   * value of IOA_ADMIN_API_KEY is a rotation: the key the variable held before is revoked.
    */
   private async provisionAdminKey(manager: Awaited<ReturnType<GatewayDatabase['dataSource']>>['manager']) {
     const now = new Date();
@@ -191,7 +194,7 @@ export class AccountsService {
       .values({
         id: randomUUID(),
         accountId: LOCAL_ADMIN_ACCOUNT_ID,
-        name: 'IOA_ADMIN_API_KEY',
+        name: ADMIN_KEY_NAME,
         role: 'admin',
         keyHash: hashApiKey(key),
         keyPrefix: apiKeyPrefixOf(key),
@@ -201,6 +204,16 @@ export class AccountsService {
         lastUsedAt: null,
       })
       .orIgnore()
+      .execute();
+    await manager
+      .createQueryBuilder()
+      .update(ApiKeyEntity)
+      .set({ revokedAt: now })
+      .where('account_id = :account AND name = :name AND key_hash <> :hash AND revoked_at IS NULL', {
+        account: LOCAL_ADMIN_ACCOUNT_ID,
+        name: ADMIN_KEY_NAME,
+        hash: hashApiKey(key),
+      })
       .execute();
   }
 }
