@@ -10,6 +10,7 @@ import { FeedModule } from './feed/feed.module.js';
 import { gatewayConfig } from './gateway.config.js';
 import { GoalsModule } from './goals/goals.module.js';
 import { GroupsModule } from './groups/groups.module.js';
+import { IdentitiesModule } from './identities/identities.module.js';
 import { PlatformHealthModule } from './health/platform-health.module.js';
 import { McpModule } from './mcp/mcp.module.js';
 
@@ -25,6 +26,7 @@ import { McpModule } from './mcp/mcp.module.js';
     GatewayDatabaseModule,
     AuthModule,
     AgentsModule,
+    IdentitiesModule,
     GoalsModule,
     GroupsModule,
     FeedModule,

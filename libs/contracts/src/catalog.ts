@@ -65,6 +65,7 @@ import {
   RegisterAgentV1,
   UpdateAgentV1,
 } from './registry/registry.v1.js';
+import { GetAgentIdentityV1, IssueAgentIdentityV1, RevokeAgentIdentityV1 } from './registry/identity.v1.js';
 
 /**
  * Every published contract, in one list: the JSON Schema / AsyncAPI generator, the JetStream stream setup and the
@@ -97,6 +98,9 @@ export const ALL_CONTRACTS: readonly AnyContract[] = [
   AgentDeregisteredV1,
   AgentWentOfflineV1,
   AgentCameOnlineV1,
+  IssueAgentIdentityV1,
+  GetAgentIdentityV1,
+  RevokeAgentIdentityV1,
   SearchAgentsV1,
   AgentIndexedV1,
   CreateGroupV1,

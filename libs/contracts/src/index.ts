@@ -13,6 +13,7 @@ export * from './common/health.v1.js';
 export * from './common/dead-letters.v1.js';
 export * from './registry/agent-card.v1.js';
 export * from './registry/registry.v1.js';
+export * from './registry/identity.v1.js';
 export * from './discovery/discovery.v1.js';
 export * from './common/usage.v1.js';
 export * from './chat/chat.v1.js';
