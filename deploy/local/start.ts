@@ -65,7 +65,7 @@ const banner = [
   ...(stack.gatewayUrl
     ? [
         `Admin API key:       ${stack.adminApiKeyFile ?? '(IOA_ADMIN_API_KEY)'}; every REST call needs a key, e.g.`,
-        `  curl -H "Authorization: Bearer $(cat ${stack.adminApiKeyFile ?? '<file with the key>'})" ${stack.gatewayUrl}/v1/agents`,
+        `  curl -H "Authorization: Bearer ${stack.adminApiKeyFile ? `$(cat ${stack.adminApiKeyFile})` : '$IOA_ADMIN_API_KEY'}" ${stack.gatewayUrl}/v1/agents`,
         `  (more keys and accounts: POST ${stack.gatewayUrl}/v1/accounts, docs/security.md)`,
       ]
     : []),
