@@ -33,6 +33,8 @@ export interface NatsServerOptions {
    * Host, port and JetStream storage still come from the options above, which override the file.
    */
   configFile?: string;
+  /** Receives the server's log output after it started (tests collect its "Permissions Violation" lines). */
+  onOutput?: (text: string) => void;
 }
 
 const CANDIDATES = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
@@ -62,7 +64,7 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: options.detached ?? false,
   });
-  const boundPort = await waitForListening(child);
+  const boundPort = await waitForListening(child, options.onOutput);
   const local = isWildcard(host) ? '127.0.0.1' : host;
   return {
     url: `nats://${urlHost(local)}:${boundPort}`,
@@ -96,7 +98,7 @@ export function agentUrlsFor(host: string, port: number): string[] {
   return addresses.length > 0 ? addresses : [`nats://127.0.0.1:${port}`];
 }
 
-function waitForListening(child: ChildProcess): Promise<number> {
+function waitForListening(child: ChildProcess, onOutput?: (text: string) => void): Promise<number> {
   return new Promise((resolve, reject) => {
     let log = '';
     const timer = setTimeout(() => {
@@ -111,6 +113,10 @@ function waitForListening(child: ChildProcess): Promise<number> {
         child.stdout?.off('data', onData);
         child.stderr?.off('data', onData);
         // Keep draining output so the pipe never fills up and blocks the server.
+        if (onOutput) {
+          child.stdout?.on('data', (data: Buffer) => onOutput(data.toString()));
+          child.stderr?.on('data', (data: Buffer) => onOutput(data.toString()));
+        }
         child.stdout?.resume();
         child.stderr?.resume();
         resolve(Number(match[1]));

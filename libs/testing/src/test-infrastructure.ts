@@ -21,6 +21,8 @@ export interface TestInfrastructure {
   connectAsService(service: PlatformService): Promise<NatsConnection>;
   /** Connects as an agent with its own identity (a user JWT named by `agentId`; `auth: true` only). */
   connectAsAgent(agentId: string): Promise<NatsConnection>;
+  /** The broker's "Permissions Violation" log lines so far (`auth: true`): who was refused what. */
+  permissionViolations(): string[];
   /** Connects without credentials: refused by a broker with `auth: true`. */
   connectAnonymous(): Promise<NatsConnection>;
 }
@@ -42,7 +44,14 @@ export interface TestInfrastructureOptions {
 export async function startTestInfrastructure(options: TestInfrastructureOptions = {}): Promise<TestInfrastructure> {
   const trustRoot = options.auth ? mkdtempSync(join(tmpdir(), 'ioa-trust-')) : undefined;
   const trust = trustRoot ? (await provisionTrust(trustRoot)).layout : undefined;
-  const nats = await startNatsServer({ ...options.nats, ...(trust ? { configFile: trust.serverConfig } : {}) });
+  const violations: string[] = [];
+  const collectViolations = (text: string) => {
+    for (const line of text.split('\n')) if (/Violation/.test(line)) violations.push(line);
+  };
+  const nats = await startNatsServer({
+    ...options.nats,
+    ...(trust ? { configFile: trust.serverConfig, onOutput: collectViolations } : {}),
+  });
   const database = process.env.TEST_DATABASE_URL
     ? await createFreshDatabase(process.env.TEST_DATABASE_URL)
     : await startEmbeddedPostgres();
@@ -73,6 +82,7 @@ export async function startTestInfrastructure(options: TestInfrastructureOptions
       connectWith(service, readFileSync(serviceCredsPath(requireTrust().credsDir, service), 'utf8')),
     connectAsAgent: async (agentId) => connectWith(agentId, await issueTestAgentCreds(requireTrust().root, agentId)),
     connectAnonymous: () => connectWith('test-anonymous'),
+    permissionViolations: () => [...violations],
     applyEnvironment(extra = {}) {
       const variables = {
         NATS_URL: nats.url,

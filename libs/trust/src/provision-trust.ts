@@ -32,6 +32,8 @@ export const SYSTEM_ACCOUNT = 'SYS';
 
 /** The broker's largest message: 1 MiB (nats-server's default), stated so every principal's limit matches it. */
 export const MAX_PAYLOAD_BYTES = 1024 * 1024;
+/** The longest protocol line the broker accepts: room for a service's user JWT in CONNECT. */
+export const MAX_CONTROL_LINE_BYTES = 64 * 1024;
 /** Subscriptions one agent connection may hold: an agent needs a handful; this stops one from exhausting the broker. */
 export const AGENT_MAX_SUBSCRIPTIONS = 1000;
 
@@ -248,6 +250,9 @@ function serverConfig(layout: TrustLayout, systemAccount: string, preload: Recor
     `operator: "${layout.operatorJwt}"`,
     `system_account: ${systemAccount}`,
     `max_payload: ${MAX_PAYLOAD_BYTES}`,
+    // A user JWT (with its permissions) travels in the CONNECT line; the default 4 KiB is too short for a service
+    // that serves and consumes many subjects. An external nats-server needs the same setting.
+    `max_control_line: ${MAX_CONTROL_LINE_BYTES}`,
     'resolver: {',
     '  type: full',
     `  dir: "${layout.resolverDir}"`,

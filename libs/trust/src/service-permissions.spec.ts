@@ -66,7 +66,7 @@ describe('service permissions derived from the contract catalog', () => {
     for (const service of PLATFORM_SERVICES.filter((name) => name !== 'gateway')) {
       const permissions = servicePermissions(service);
       for (const contract of requests) {
-        const makes = SERVICE_NEEDS[service].requests.includes(contract as never);
+        const makes = SERVICE_NEEDS[service].requests.includes(contract);
         expect([service, contract.subject, grants(permissions.pub.allow, contract.subject)]).toEqual([
           service,
           contract.subject,

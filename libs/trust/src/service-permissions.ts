@@ -249,19 +249,20 @@ export function servicePermissions(
     if (!stream) throw new Error(`${event.subject} has no stream: list it under coreConsumes`);
     consumedStreams.add(stream);
     const name = durableConsumerName(durable, event.subject);
+    // `CONSUMER.*.<stream>.<name>` is its own consumer's CREATE, INFO and DELETE in one grant: a user JWT travels in
+    // the CONNECT line, so its permission list is kept short.
     jsPublish.push(
-      `$JS.API.CONSUMER.CREATE.${stream}.${name}`,
+      `$JS.API.CONSUMER.*.${stream}.${name}`,
+      `$JS.API.CONSUMER.MSG.NEXT.${stream}.${name}`,
       `$JS.API.CONSUMER.CREATE.${stream}.${name}.>`,
       `$JS.API.CONSUMER.DURABLE.CREATE.${stream}.${name}`,
-      `$JS.API.CONSUMER.INFO.${stream}.${name}`,
-      `$JS.API.CONSUMER.MSG.NEXT.${stream}.${name}`,
       `$JS.ACK.${stream}.${name}.>`,
     );
   }
   for (const stream of consumedStreams) {
     // The stream-wide consumer of earlier versions (`<service>-<STREAM>`), looked up and retired at boot.
     const legacy = `${durable}-${stream}`.replace(/[^A-Za-z0-9_-]/g, '_');
-    jsPublish.push(`$JS.API.CONSUMER.INFO.${stream}.${legacy}`, `$JS.API.CONSUMER.DELETE.${stream}.${legacy}`);
+    jsPublish.push(`$JS.API.CONSUMER.*.${stream}.${legacy}`);
   }
 
   return {
