@@ -71,8 +71,8 @@ describe('the platform on least-privilege NATS users', () => {
         },
         { timeoutMs: GOAL_DEADLINE_MS, intervalMs: 250, message: 'the goal ends' },
       );
-      expect(goal.status).toBe('completed');
-      expect(goal.conclusion).toContain('42');
+      expect(goal?.status).toBe('completed');
+      expect(goal?.conclusion).toContain('42');
       // Nothing the platform did on the way was refused by the broker.
       expect(infrastructure.permissionViolations()).toEqual([]);
     },
