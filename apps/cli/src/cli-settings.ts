@@ -33,14 +33,15 @@ export function resolveSettings(
   environment: CliEnvironment,
   workingDirectory: string,
 ): CliSettings {
-  const gatewayUrl = (flags.gateway ?? environment.IOA_GATEWAY_URL ?? DEFAULT_GATEWAY_URL).replace(/\/+$/, '');
+  const gatewayUrl = (flags.gateway || environment.IOA_GATEWAY_URL || DEFAULT_GATEWAY_URL).replace(/\/+$/, '');
   try {
     const url = new URL(gatewayUrl);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
   } catch {
     throw new CliUsageError(`--gateway must be an http(s) URL, got "${gatewayUrl}"`);
   }
-  const apiKey = flags.apiKey ?? environment.IOA_API_KEY ?? readLocalKey(environment, workingDirectory);
+  // `||`: an empty variable (IOA_API_KEY=) counts as unset, as shells and CI templates often leave them.
+  const apiKey = flags.apiKey || environment.IOA_API_KEY || readLocalKey(environment, workingDirectory);
   return { gatewayUrl, apiKey };
 }
 
