@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication, INestMicroservice } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -193,6 +193,29 @@ describe('REST authorization matrix', () => {
     expect(audience.body.message).toMatch(/aud/);
     expect(JSON.stringify(audience.body)).not.toContain(callers.oidcWrongAudience.authorization.slice(7, 40));
     expect(audience.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
+  });
+
+  it('attack: forged and malformed credentials (alg none, HMAC with the public key, oversized, odd bytes) are 401s', async () => {
+    const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const claims = { iss: issuer.issuer, aud: AUDIENCE, ioa_account: 'alpha', ioa_role: 'admin', exp: 4102444800 };
+    const unsigned = `${b64({ alg: 'none', typ: 'JWT' })}.${b64(claims)}.`;
+    // HS256 "signed" with the issuer's public JWK as the secret: the classic algorithm-confusion forgery.
+    const jwks = (await (await fetch(`${issuer.issuer}/jwks`)).json()) as { keys: Array<{ n: string }> };
+    const header = b64({ alg: 'HS256', kid: 'test-key-1' });
+    const signature = createHmac('sha256', jwks.keys[0].n)
+      .update(`${header}.${b64(claims)}`)
+      .digest('base64url');
+    const forgeries: Record<string, Headers> = {
+      'alg none': { authorization: `Bearer ${unsigned}` },
+      'HS256 with the public key': { authorization: `Bearer ${header}.${b64(claims)}.${signature}` },
+      'an oversized token': { authorization: `Bearer ${'a'.repeat(8000)}` },
+      'a key with bytes outside base64url': { 'x-api-key': `ioa_${'é'.repeat(43)}` },
+      'a key one character short': { authorization: `Bearer ${callers.alpha.authorization.slice(7, -1)}` },
+      'JSON instead of a token': { authorization: 'Bearer {"accountId":"alpha","role":"admin"}' },
+    };
+    for (const [what, headers] of Object.entries(forgeries)) {
+      refused(await call(headers, 'GET', '/v1/goals'), 401, what);
+    }
   });
 
   it('knows who each good credential belongs to', async () => {
