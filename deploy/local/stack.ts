@@ -4,13 +4,14 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { ALL_CONTRACTS, HealthV1Request, type AnyContract } from '@ioa/contracts';
 import { startEmbeddedPostgres, startNatsServer, type EmbeddedPostgres, type EmbeddedNats } from '@ioa/embedded';
 import { parseRestartMode, UNLESS_STOPPED, type RestartMode, type RestartPolicy } from './restart-policy.js';
 import { isAlive, SupervisedProcess } from './supervised-process.js';
 import { localAdminApiKey } from './admin-api-key.js';
 import { localAdaptersSecretKey } from './adapters-secret-key.js';
+import { provisionTrust, serviceCredsPath } from '@ioa/trust';
 
 /**
  * The local stack: NATS with JetStream, PostgreSQL with pgvector, and the seven services as separate Node processes
@@ -87,6 +88,13 @@ export interface RunningStack {
   /** The local admin's API key the gateway accepts (IOA_ADMIN_API_KEY), and the file it is kept in, if any. */
   adminApiKey: string;
   adminApiKeyFile?: string;
+  /**
+   * The broker's trust (operator, accounts, signing keys) provisioned under the data directory, when the stack runs
+   * its own nats-server; undefined with an external NATS_URL.
+   */
+  trustDir?: string;
+  /** The services' NATS credentials (`<service>.creds`): under `trustDir`, or NATS_CREDENTIALS_DIR for external NATS. */
+  credentialsDir?: string;
   /**
    * Resolves (never rejects) when a service exits while the stack is meant to be running and will not be restarted
    * (restart mode `no`); with `unless-stopped` it never resolves, since the dead service is restarted.
@@ -203,12 +211,29 @@ async function startStackWithCleanups(
     if (options.abort?.aborted) throw new Error('start-up interrupted');
   };
 
+  // The broker always authenticates: the first start provisions the operator, accounts and one least-privilege
+  // user per service under the data directory; later starts load them (and re-sign the services' permissions).
+  const trust = options.natsUrl ? undefined : await provisionTrust(join(dataDir, 'trust'));
+  if (trust?.created)
+    log(`NATS credentials created in ${trust.layout.root} (operator, accounts, one user per service)`);
+  // An external broker is configured by its operator, who provisions the services' credentials and points
+  // NATS_CREDENTIALS_DIR at them (docs/security.md).
+  const credentialsDir = trust ? trust.layout.credsDir : options.environment.NATS_CREDENTIALS_DIR || undefined;
+  if (!credentialsDir) {
+    log('external NATS_URL without NATS_CREDENTIALS_DIR: the services connect without credentials');
+  }
+
   // Infrastructure: external when configured, embedded otherwise.
   // Each is registered for clean-up as soon as it runs, so a failure of the other does not leak it.
   const [nats, database] = await allOrCleanUp([
     options.natsUrl
       ? undefined
-      : startNatsServer({ storeDir: join(dataDir, 'nats'), detached: true, ...options.natsListen }).then((server) => {
+      : startNatsServer({
+          storeDir: join(dataDir, 'nats'),
+          detached: true,
+          configFile: trust?.layout.serverConfig,
+          ...options.natsListen,
+        }).then((server) => {
           cleanups.push(() => server.stop());
           return server;
         }),
@@ -222,14 +247,22 @@ async function startStackWithCleanups(
   const natsUrl = options.natsUrl ?? (nats as EmbeddedNats).url;
   const databaseUrl = options.databaseUrl ?? (database as EmbeddedPostgres).url;
   log(
-    `NATS        ${natsUrl}${nats ? ` (embedded nats-server, JetStream in ${join(dataDir, 'nats')})` : ' (external)'}`,
+    `NATS        ${natsUrl}${nats ? ` (embedded nats-server with JWT authentication, JetStream in ${join(dataDir, 'nats')})` : ' (external)'}`,
   );
   log(
     `PostgreSQL  ${redactPassword(databaseUrl)}${database ? ` (embedded PGlite + pgvector in ${join(dataDir, 'pglite')})` : ' (external)'}`,
   );
 
   throwIfAborted();
-  const connection = await connect({ servers: natsUrl.split(','), name: 'ioa-stack-launcher' });
+  // The launcher asks the services for their health as the gateway does, so it uses the gateway's user.
+  const launcherCreds = credentialsDir ? serviceCredsPath(credentialsDir, 'gateway') : undefined;
+  const connection = await connect({
+    servers: natsUrl.split(','),
+    name: 'ioa-stack-launcher',
+    ...(launcherCreds && existsSync(launcherCreds)
+      ? { authenticator: credsAuthenticator(readFileSync(launcherCreds)), inboxPrefix: '_INBOX.gateway' }
+      : {}),
+  });
   cleanups.push(() => connection.close());
 
   let gatewayPort: number | undefined;
@@ -245,6 +278,7 @@ async function startStackWithCleanups(
     NATS_URL: natsUrl,
     DATABASE_URL: databaseUrl,
     IOA_ADMIN_API_KEY: admin.key,
+    ...(credentialsDir ? { NATS_CREDENTIALS_DIR: credentialsDir } : {}),
     ...(adaptersKey ? { ADAPTERS_SECRET_KEY: adaptersKey.key } : {}),
     ...(gatewayPort === undefined ? {} : { GATEWAY_PORT: String(gatewayPort) }),
     // Nest colours its logs only for terminals; keep the prefixed output readable when it is piped.
@@ -280,6 +314,8 @@ async function startStackWithCleanups(
             ...environment,
             AGENT_HOST_INSTANCE_ID: environment.AGENT_HOST_INSTANCE_ID ?? `local-${service}-${replica}`,
             ADAPTERS_INSTANCE_ID: environment.ADAPTERS_INSTANCE_ID ?? `local-${service}-${replica}`,
+            // Only the registry, the identity authority, gets the signing keys for agents' credentials.
+            ...(trust && service === 'registry' ? { IOA_TRUST_DIR: trust.layout.root } : {}),
           },
           stdio: ['ignore', 'pipe', 'pipe'],
           detached: true,
@@ -313,6 +349,8 @@ async function startStackWithCleanups(
     databaseUrl,
     adminApiKey: admin.key,
     adminApiKeyFile: admin.file,
+    trustDir: trust?.layout.root,
+    credentialsDir,
     failure,
     processes: () =>
       processes.map(({ service, replica, supervised }) => ({

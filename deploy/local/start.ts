@@ -69,6 +69,17 @@ const banner = [
         `  (more keys and accounts: POST ${stack.gatewayUrl}/v1/accounts, docs/security.md)`,
       ]
     : []),
+  ...(stack.trustDir
+    ? [
+        `NATS credentials:    ${stack.trustDir} (JWT authentication is always on; services: ${stack.credentialsDir})`,
+        ...(stack.gatewayUrl
+          ? [
+              '  an agent makes its own nkey pair and gets its user JWT for the public key:',
+              `  POST ${stack.gatewayUrl}/v1/agents/identities {"publicKey": "U..."} (docs/security.md)`,
+            ]
+          : []),
+      ]
+    : [`NATS credentials:    ${stack.credentialsDir ?? '(none: external NATS without NATS_CREDENTIALS_DIR)'}`]),
   'Press Ctrl-C to stop.',
   '',
 ];
