@@ -212,6 +212,15 @@ describe('REST authorization matrix', () => {
       'a key with bytes outside base64url': { 'x-api-key': `ioa_${'é'.repeat(43)}` },
       'a key one character short': { authorization: `Bearer ${callers.alpha.authorization.slice(7, -1)}` },
       'JSON instead of a token': { authorization: 'Bearer {"accountId":"alpha","role":"admin"}' },
+      'a good token naming no account': {
+        authorization: `Bearer ${await issuer.token({ sub: 'someone' }, { audience: AUDIENCE })}`,
+      },
+      'a good token with an invented role': {
+        authorization: `Bearer ${await issuer.token({ ioa_account: 'alpha', ioa_role: 'root' }, { audience: AUDIENCE })}`,
+      },
+      'a good token naming an account that is not a slug': {
+        authorization: `Bearer ${await issuer.token({ ioa_account: 'Alpha Corp"}' }, { audience: AUDIENCE })}`,
+      },
     };
     for (const [what, headers] of Object.entries(forgeries)) {
       refused(await call(headers, 'GET', '/v1/goals'), 401, what);
