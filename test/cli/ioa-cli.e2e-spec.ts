@@ -1,9 +1,14 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { GoalV1, ListGoalsV1Response } from '@ioa/contracts';
-import { TEST_ADMIN_API_KEY } from '@ioa/testing';
+import { expectEventually, TEST_ADMIN_API_KEY } from '@ioa/testing';
+import {
+  greeterMoves,
+  startSelfSpeakingAgent,
+  type SelfSpeakingAgent,
+} from '../../apps/gateway/src/testing/self-speaking-agent.js';
 import {
   startGatewayOverPlatform,
   type GatewayOverPlatform,
@@ -27,6 +32,9 @@ interface CliRun {
  */
 describe('the ioa CLI against a running platform', () => {
   let stack: GatewayOverPlatform;
+  const agents: SelfSpeakingAgent[] = [];
+  /** Children a failed test may leave running. */
+  const children: ChildProcess[] = [];
 
   function ioa(args: string[], environment: Record<string, string> = {}): Promise<CliRun> {
     return new Promise((resolve) => {
@@ -53,6 +61,8 @@ describe('the ioa CLI against a running platform', () => {
   }, 600_000);
 
   afterAll(async () => {
+    for (const child of children) if (child.exitCode === null) child.kill();
+    for (const agent of agents) agent.stop();
     await stack?.stop();
   });
 
@@ -94,6 +104,34 @@ describe('the ioa CLI against a running platform', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('Conclusion (goal failed');
     expect(run.stdout).toContain('nobody-by-this-name');
+  });
+
+  it('shows the question the team asks the person while following; ioa answer lets the goal go on to completion', async () => {
+    agents.push(await startSelfSpeakingAgent(stack.platform.client, 'cli-greeter', greeterMoves('Which language?')));
+    // The follower runs as a person would leave it running in one terminal, while they answer from another.
+    const follower = spawn(
+      process.execPath,
+      [BIN, '--gateway', stack.baseUrl, 'goal', 'Greet the team', '--member', 'cli-greeter', '--follow'],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', IOA_API_KEY: TEST_ADMIN_API_KEY },
+      },
+    );
+    children.push(follower);
+    let stdout = '';
+    follower.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => follower.on('exit', resolve));
+    const goalId = await expectEventually<string | undefined>(
+      () => /The team asks you something\. Answer with: ioa answer ([0-9a-f-]{36})/.exec(stdout)?.[1],
+      { timeoutMs: GOAL_DEADLINE_MS, message: 'the follower shows the question' },
+    );
+    expect(stdout).toMatch(/cli-greeter \[discussion\] → the person\s+Which language\?/);
+    const answered = await ioa(['answer', goalId!, 'German']);
+    expect(answered.code).toBe(0);
+    expect(answered.stdout).toContain('it is working');
+    expect(await exited).toBe(0);
+    expect(stdout).toContain('Hallo, Team! (greeting in German)');
+    expect(stdout).toContain('Conclusion (goal completed):');
   });
 
   it('searches agents by what they can do, with scores', async () => {
