@@ -9,12 +9,10 @@ import {
   GetAdaptedAgentV1,
   GetAgentV1,
   RegisterAdaptedAgentV1,
-  ReportTaskV1,
   subjectFor,
   UpdateAdaptedAgentV1,
   type AdaptedAgentV1,
   type ReportTaskV1Request,
-  type TaskAssignmentV1Request,
 } from '@ioa/contracts';
 import { createService } from '@ioa/messaging';
 import {
@@ -30,6 +28,7 @@ import { RegistryModule } from '../../apps/registry/src/registry.module.js';
 import { AdaptersModule } from '../../apps/adapters/src/adapters.module.js';
 import { startA2aGatedAgent, type A2aGatedAgent } from '../../apps/adapters/src/testing/a2a-gated-agent.js';
 import { startWebhookTestAgent, type WebhookTestAgent } from '../../apps/adapters/src/testing/webhook-test-agent.js';
+import { finalReportOf, newTaskAssignment, recordTaskReports } from '../../apps/adapters/src/testing/scheduler-side.js';
 
 const OWNER = 'team-secrets@example.org';
 const A2A_TOKEN = `a2a-token-${randomUUID()}`;
@@ -75,7 +74,7 @@ describe('adapters: secrets toward third-party agents', () => {
   const logger = new CapturingLogger();
   /** Every NATS message but the registration and update requests, which carry the secrets in by design. */
   const wire: string[] = [];
-  const reports: ReportTaskV1Request[] = [];
+  let reports: ReportTaskV1Request[] = [];
   const agents: Record<'a2a' | 'openai' | 'http', AdaptedAgentV1> = {} as never;
 
   async function startAdapters(environment: Record<string, string>): Promise<void> {
@@ -93,25 +92,12 @@ describe('adapters: secrets toward third-party agents', () => {
   }
 
   async function runTask(agentId: string, description: string): Promise<ReportTaskV1Request> {
-    const assignment: TaskAssignmentV1Request = {
-      taskId: randomUUID(),
-      goalId: randomUUID(),
-      groupId: randomUUID(),
-      agentId,
-      brief: { abstract: description, inputs: '', description, completionCriteria: 'Answered.' },
-      deadline: new Date(Date.now() + 60_000).toISOString(),
-      depth: 0,
-      maxDepth: 0,
-      attempt: 1,
-    };
+    const assignment = newTaskAssignment(agentId, description);
     expect(await ok(subjectFor(AssignTaskV1, agentId), assignment)).toEqual({ accepted: true });
-    return (await expectEventually(
-      () =>
-        reports.find(
-          (report) => report.taskId === assignment.taskId && !['working', 'input-required'].includes(report.state),
-        ),
-      { timeoutMs: 20_000, message: `task for ${agentId} ends` },
-    ))!;
+    return (await expectEventually(() => finalReportOf(reports, assignment.taskId), {
+      timeoutMs: 20_000,
+      message: `task for ${agentId} ends`,
+    }))!;
   }
 
   async function storedSecrets(): Promise<string[]> {
@@ -142,13 +128,7 @@ describe('adapters: secrets toward third-party agents', () => {
         wire.push(`${message.subject} ${new TextDecoder().decode(message.data)}`);
       },
     });
-    nats.subscribe(ReportTaskV1.subject, {
-      callback: (_error, message) => {
-        const report = JSON.parse(new TextDecoder().decode(message.data)) as ReportTaskV1Request;
-        reports.push(report);
-        message.respond(JSON.stringify({ ok: true, data: { id: report.taskId, state: report.state } }));
-      },
-    });
+    reports = recordTaskReports(nats);
     await startAdapters({ ADAPTERS_SECRET_KEY: FIRST_KEY });
   }, 180_000);
 

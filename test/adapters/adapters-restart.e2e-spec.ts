@@ -2,13 +2,12 @@ import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestMicroservice } from '@nestjs/common';
-import type { Msg, NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { DataSource } from 'typeorm';
 import {
   AssignTaskV1,
   MessagePostedV1,
   RegisterAdaptedAgentV1,
-  ReportTaskV1,
   subjectFor,
   type AdaptedAgentV1,
   type MessagePostedV1Event,
@@ -28,6 +27,7 @@ import { AdaptersModule } from '../../apps/adapters/src/adapters.module.js';
 import { startA2aGatedAgent } from '../../apps/adapters/src/testing/a2a-gated-agent.js';
 import { startMcpTestServer, type McpTestServer } from '../../apps/adapters/src/testing/mcp-test-server.js';
 import { startWebhookTestAgent, type WebhookTestAgent } from '../../apps/adapters/src/testing/webhook-test-agent.js';
+import { finalReportOf, newTaskAssignment, recordTaskReports } from '../../apps/adapters/src/testing/scheduler-side.js';
 
 const OWNER = 'team-restart@example.org';
 const SECRET = 'a-webhook-secret-of-some-length';
@@ -44,7 +44,7 @@ describe('adapters: tasks in flight survive a restart', () => {
   let registry: INestMicroservice;
   const running = new Map<string, INestMicroservice>();
   let nats: NatsConnection;
-  const reports: ReportTaskV1Request[] = [];
+  let reports: ReportTaskV1Request[] = [];
   const peers: Array<{ stop(): Promise<void> }> = [];
 
   async function startAdapters(instanceId: string, extra: Record<string, string> = {}): Promise<INestMicroservice> {
@@ -69,22 +69,8 @@ describe('adapters: tasks in flight survive a restart', () => {
     return ok<AdaptedAgentV1>(RegisterAdaptedAgentV1.subject, { owner: OWNER, ...body });
   }
 
-  function newAssignment(agentId: string, description: string): TaskAssignmentV1Request {
-    return {
-      taskId: randomUUID(),
-      goalId: randomUUID(),
-      groupId: randomUUID(),
-      agentId,
-      brief: { abstract: description.slice(0, 80), inputs: '', description, completionCriteria: 'Answered.' },
-      deadline: new Date(Date.now() + 60_000).toISOString(),
-      depth: 0,
-      maxDepth: 0,
-      attempt: 1,
-    };
-  }
-
   async function assign(agentId: string, description: string): Promise<TaskAssignmentV1Request> {
-    const assignment = newAssignment(agentId, description);
+    const assignment = newTaskAssignment(agentId, description);
     expect(await ok(subjectFor(AssignTaskV1, agentId), assignment)).toEqual({ accepted: true });
     return assignment;
   }
@@ -96,10 +82,10 @@ describe('adapters: tasks in flight survive a restart', () => {
       message: `task ${taskId} reports "${content}"`,
     });
   const finalReport = async (taskId: string) =>
-    (await expectEventually(
-      () => reportsOf(taskId).find((report) => !['working', 'input-required'].includes(report.state)),
-      { timeoutMs: 20_000, message: `task ${taskId} ends` },
-    ))!;
+    (await expectEventually(() => finalReportOf(reports, taskId), {
+      timeoutMs: 20_000,
+      message: `task ${taskId} ends`,
+    }))!;
 
   beforeAll(async () => {
     infrastructure = await startTestInfrastructure();
@@ -111,13 +97,7 @@ describe('adapters: tasks in flight survive a restart', () => {
     });
     registry = await createService(RegistryModule, { name: 'registry', logger: false });
     nats = await connectRaw(infrastructure.natsUrl);
-    nats.subscribe(ReportTaskV1.subject, {
-      callback: (_error, message: Msg) => {
-        const report = JSON.parse(new TextDecoder().decode(message.data)) as ReportTaskV1Request;
-        reports.push(report);
-        message.respond(JSON.stringify({ ok: true, data: { id: report.taskId, state: report.state } }));
-      },
-    });
+    reports = recordTaskReports(nats);
     await startAdapters('adapters-a');
   }, 180_000);
 
@@ -210,7 +190,7 @@ describe('adapters: tasks in flight survive a restart', () => {
     const expected = await finalReport(first.taskId);
     const [capitalCall, addCall] = mcp.calls.splice(0);
     expect([capitalCall?.name, addCall?.name]).toEqual(['capital_of', 'add']);
-    const assignment = newAssignment(adapted.agent.id, brief);
+    const assignment = newTaskAssignment(adapted.agent.id, brief);
     // A replica that died after its first tool call left its row behind: owned by it, lease run out.
     const dataSource = running.get('adapters-b')!.get(DataSource);
     await dataSource.query(

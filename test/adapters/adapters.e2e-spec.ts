@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestMicroservice } from '@nestjs/common';
-import type { Msg, NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import {
   AssignTaskV1,
   DeregisterAdaptedAgentV1,
@@ -12,7 +12,6 @@ import {
   GetAgentV1,
   MessagePostedV1,
   RegisterAdaptedAgentV1,
-  ReportTaskV1,
   subjectFor,
   TaskCanceledV1,
   UpdateAdaptedAgentV1,
@@ -37,6 +36,7 @@ import { AdaptersModule } from '../../apps/adapters/src/adapters.module.js';
 import { startA2aWeatherAgent, type A2aWeatherAgent } from '../../deploy/local/a2a-weather-agent.js';
 import { startMcpTestServer, type McpTestServer } from '../../apps/adapters/src/testing/mcp-test-server.js';
 import { startWebhookTestAgent, type WebhookTestAgent } from '../../apps/adapters/src/testing/webhook-test-agent.js';
+import { finalReportOf, newTaskAssignment, recordTaskReports } from '../../apps/adapters/src/testing/scheduler-side.js';
 
 const OWNER = 'team-weather@example.org';
 
@@ -65,7 +65,7 @@ describe('adapters service', () => {
   let mcpServer: McpTestServer;
   let openAi: OpenAiFake;
   const webhooks: WebhookTestAgent[] = [];
-  const reports: ReportTaskV1Request[] = [];
+  let reports: ReportTaskV1Request[] = [];
   const canceledTasks = new Set<string>();
 
   async function ok<T>(subject: string, body: unknown, timeoutMs = 15_000): Promise<T> {
@@ -80,23 +80,7 @@ describe('adapters service', () => {
 
   /** Plays the scheduler: hands the agent a task over its task subject and returns the acknowledgement. */
   async function assign(agentId: string, description: string, overrides: Partial<TaskAssignmentV1Request> = {}) {
-    const assignment: TaskAssignmentV1Request = {
-      taskId: randomUUID(),
-      goalId: randomUUID(),
-      groupId: randomUUID(),
-      agentId,
-      brief: {
-        abstract: description.slice(0, 80),
-        inputs: '',
-        description,
-        completionCriteria: 'The answer is given.',
-      },
-      deadline: new Date(Date.now() + 60_000).toISOString(),
-      depth: 0,
-      maxDepth: 0,
-      attempt: 1,
-      ...overrides,
-    };
+    const assignment = newTaskAssignment(agentId, description, overrides);
     const ack = await ok<{ accepted: boolean }>(subjectFor(AssignTaskV1, agentId), assignment);
     expect(ack).toEqual({ accepted: true });
     return assignment;
@@ -107,10 +91,10 @@ describe('adapters service', () => {
   }
 
   async function finalReport(taskId: string): Promise<ReportTaskV1Request> {
-    return (await expectEventually(
-      () => reportsOf(taskId).find((report) => !['working', 'input-required'].includes(report.state)),
-      { timeoutMs: 20_000, message: `task ${taskId} ends` },
-    ))!;
+    return (await expectEventually(() => finalReportOf(reports, taskId), {
+      timeoutMs: 20_000,
+      message: `task ${taskId} ends`,
+    }))!;
   }
 
   beforeAll(async () => {
@@ -134,16 +118,7 @@ describe('adapters service', () => {
     services.push(await createService(AdaptersModule, { name: 'adapters', logger: false }));
     nats = await connectRaw(infrastructure.natsUrl);
     // The scheduler's report subject: record every report; a canceled task is refused as the scheduler would.
-    nats.subscribe(ReportTaskV1.subject, {
-      callback: (_error, message: Msg) => {
-        const report = JSON.parse(new TextDecoder().decode(message.data)) as ReportTaskV1Request;
-        reports.push(report);
-        const reply = canceledTasks.has(report.taskId)
-          ? { ok: false, error: { code: 'INVALID_STATE', message: 'canceled', retryable: false } }
-          : { ok: true, data: { id: report.taskId, state: report.state } };
-        message.respond(JSON.stringify(reply));
-      },
-    });
+    reports = recordTaskReports(nats, (report) => canceledTasks.has(report.taskId));
   }, 180_000);
 
   afterAll(async () => {

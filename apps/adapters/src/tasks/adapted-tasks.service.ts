@@ -1,4 +1,12 @@
-import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import {
@@ -12,7 +20,13 @@ import {
   type TaskAssignmentV1Response,
   type TaskCanceledV1Event,
 } from '@ioa/contracts';
-import { ContractClient, ContractResponder, toContractError, type ServedSubject } from '@ioa/messaging';
+import {
+  ContractClient,
+  ContractResponder,
+  NATS_CONNECTION,
+  toContractError,
+  type ServedSubject,
+} from '@ioa/messaging';
 import { AdaptedAgentEntity } from '../agents/adapted-agent.entity.js';
 import { ReachabilityBook } from '../agents/reachability.js';
 import type { OwnedTask } from '../ownership/adapted-task.repository.js';
@@ -47,13 +61,14 @@ type ReportResult = 'delivered' | 'refused' | 'undelivered';
  * the remote work where the protocol can (A2A CancelTask, the MCP request, the HTTP request).
  */
 @Injectable()
-export class AdaptedTasksService implements OnModuleInit, OnApplicationShutdown {
+export class AdaptedTasksService implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(AdaptedTasksService.name);
   private readonly channels = new Map<string, ServedSubject[]>();
   private readonly tasks = new Map<string, RunningTask>();
   private stopping = false;
 
   constructor(
+    @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
     private readonly responder: ContractResponder,
     private readonly client: ContractClient,
     private readonly runners: EndpointRunners,
@@ -66,6 +81,20 @@ export class AdaptedTasksService implements OnModuleInit, OnApplicationShutdown 
 
   onModuleInit(): void {
     this.leases.resumeWith((task) => void this.resume(task));
+  }
+
+  /**
+   * Serves every stored agent's task subjects before the service reports itself started, so that a task sent right
+   * after a (re)start finds a responder rather than waiting for the first presence round.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    try {
+      for (const agent of await this.agents.find({ select: { id: true } })) this.serve(agent.id);
+      await this.connection.flush();
+    } catch (error) {
+      // The presence rounds serve them as soon as the database answers.
+      this.logger.warn(`Serving the stored agents at boot failed: ${(error as Error).message}`);
+    }
   }
 
   /** Starts serving an agent's task subjects (once per agent id). */
