@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { IoaAgent, TaskRejectedError } from '@ioa/agent-sdk';
 import {
   HEADER_IDEMPOTENCY_KEY,
@@ -36,6 +38,13 @@ export interface DemoContext {
   /** The local admin's API key: every REST call authenticates with it (`npm run demo` provisions it). */
   apiKey: string;
   natsUrl: string;
+  /**
+   * The NATS credentials the sample agents connect with, on a broker with authentication. Until @ioa/agent-sdk
+   * registers on the identity subjects (`ioa.agent.<id>.register.v1`), an SDK agent cannot run on an agent identity
+   * (whose permissions allow only those), so the demo's sample agents use the agent-host service's user, the
+   * service that hosts agents. Replace with identities from POST /v1/agents/identities when the SDK takes them.
+   */
+  sampleAgentCredentials?: { credsFile: string; inboxPrefix: string };
   /** Prints one line of demo output. */
   say: (line?: string) => void;
 }
@@ -54,7 +63,19 @@ const BUILT_IN_AGENTS = ['code-runner', 'doc-researcher', 'writer'];
 
 export async function runDemo(context: DemoContext): Promise<void> {
   const colours = paint(process.stdout.isTTY && !process.env.NO_COLOR);
-  const sampleAgents = await demoAgentsApi(context, colours);
+  const credentials = context.sampleAgentCredentials;
+  const connection = credentials
+    ? await connect({
+        servers: context.natsUrl.split(','),
+        name: 'demo-sample-agents',
+        authenticator: credsAuthenticator(readFileSync(credentials.credsFile)),
+        inboxPrefix: credentials.inboxPrefix,
+      })
+    : undefined;
+  const sampleAgents = await demoAgentsApi(context, colours, connection).catch(async (error: unknown) => {
+    await connection?.close();
+    throw error;
+  });
   try {
     context.say();
     await demoGoal(context, colours, {
@@ -65,6 +86,7 @@ export async function runDemo(context: DemoContext): Promise<void> {
     await demoA2aAgent(context, colours, Number(process.env.IOA_DEMO_DEADLINE_SECONDS || 120) * 1000);
   } finally {
     await stopAll(sampleAgents);
+    await connection?.close();
   }
 }
 
@@ -155,10 +177,10 @@ async function stopAll(agents: IoaAgent[]): Promise<void> {
  * Sample agents join over NATS; once discovery has indexed everyone, the gateway lists and searches them. Returns
  * the running agents, which the caller stops when the demo ends.
  */
-async function demoAgentsApi(context: DemoContext, p: Paint): Promise<IoaAgent[]> {
+async function demoAgentsApi(context: DemoContext, p: Paint, connection?: NatsConnection): Promise<IoaAgent[]> {
   const agents: IoaAgent[] = [];
   try {
-    await showAgentsApi(context, p, agents);
+    await showAgentsApi(context, p, agents, connection);
     return agents;
   } catch (error) {
     await stopAll(agents);
@@ -170,11 +192,12 @@ async function showAgentsApi(
   { gatewayUrl, apiKey, natsUrl, say }: DemoContext,
   p: Paint,
   agents: IoaAgent[],
+  connection?: NatsConnection,
 ): Promise<void> {
   say(p.bold('The agents API'));
   for (const card of SAMPLE_AGENTS) {
     const agent = await IoaAgent.start({
-      servers: natsUrl.split(','),
+      ...(connection ? { connection } : { servers: natsUrl.split(',') }),
       card,
       onTask: () => Promise.reject(new TaskRejectedError(`${card.name} is a sample: it only shows discovery`)),
     });

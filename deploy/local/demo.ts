@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { describeFailure, servicePrefix, stackOptionsFromEnvironment, startStack, type RunningStack } from './stack.js';
 import { runDemo } from './demo-client.js';
+import { inboxPrefixOf, serviceCredsPath } from '@ioa/trust';
 
 /**
  * `npm run demo`: starts the embedded stack on throwaway data (unless IOA_DATA_DIR, NATS_URL or DATABASE_URL say
@@ -24,9 +25,15 @@ try {
   say(`Stack is up: gateway ${stack.gatewayUrl}, NATS ${stack.natsUrl}`);
   say();
   const outcome = await Promise.race([
-    runDemo({ gatewayUrl: stack.gatewayUrl, apiKey: stack.adminApiKey, natsUrl: stack.natsUrl, say }).then(
-      () => 'done' as const,
-    ),
+    runDemo({
+      gatewayUrl: stack.gatewayUrl,
+      apiKey: stack.adminApiKey,
+      natsUrl: stack.natsUrl,
+      sampleAgentCredentials: stack.credentialsDir
+        ? { credsFile: serviceCredsPath(stack.credentialsDir, 'agent-host'), inboxPrefix: inboxPrefixOf('agent-host') }
+        : undefined,
+      say,
+    }).then(() => 'done' as const),
     stack.failure,
     new Promise<'interrupted'>((resolve) => interrupted.signal.addEventListener('abort', () => resolve('interrupted'))),
   ]);
