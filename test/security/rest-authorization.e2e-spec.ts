@@ -170,7 +170,15 @@ describe('REST authorization matrix', () => {
   const BAD_TOKENS = ['oidcWrongAudience', 'oidcExpired', 'oidcForged'] as const;
 
   it('refuses every route of the OpenAPI document to callers without valid credentials (401 + WWW-Authenticate)', async () => {
-    const document = (await call({}, 'GET', '/docs-json')).body as { paths: Record<string, Record<string, unknown>> };
+    const document = (await call({}, 'GET', '/docs-json')).body as {
+      paths: Record<string, Record<string, { security?: unknown[] }>>;
+      components: { securitySchemes: Record<string, unknown> };
+      security: unknown[];
+    };
+    // The document says so too: bearer or X-API-Key everywhere, nothing for the probes.
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['apiKey', 'bearer']);
+    expect(document.security).toEqual([{ bearer: [] }, { apiKey: [] }]);
+    expect(document.paths['/health'].get.security).toEqual([]);
     const routes = Object.entries(document.paths)
       .filter(([path]) => !path.startsWith('/health'))
       .flatMap(([path, methods]) => Object.keys(methods).map((method) => ({ method: method.toUpperCase(), path })));

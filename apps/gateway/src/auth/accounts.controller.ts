@@ -1,6 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Req } from '@nestjs/common';
 import {
-  ApiBearerAuth,
   ApiCreatedResponse,
   ApiForbiddenResponse,
   ApiNotFoundResponse,
@@ -32,7 +31,6 @@ function callerOf(request: AuthenticatedRequest): AuthenticatedPrincipal {
 }
 
 @ApiTags('accounts')
-@ApiBearerAuth()
 @ApiUnauthorizedResponse({ type: HttpErrorDto, description: 'No credentials, or unknown, expired or revoked ones.' })
 @Controller({ version: '1' })
 export class AccountsController {

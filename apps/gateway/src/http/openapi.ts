@@ -20,8 +20,23 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setVersion('1')
     .addTag('agents', 'Registered agents and semantic search over what they can do')
     .addTag('health', 'Reachability of the platform')
+    // Every route but the health probes needs one of these (docs/security.md); any one is enough.
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', description: "An account's API key (ioa_…) or an OIDC issuer's JWT" },
+      'bearer',
+    )
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: "An account's API key" }, 'apiKey')
+    .addSecurityRequirements('bearer')
+    .addSecurityRequirements('apiKey')
     .build();
   const document = SwaggerModule.createDocument(app, config);
+  for (const [path, operations] of Object.entries(document.paths)) {
+    if (!path.startsWith('/health')) continue;
+    for (const method of ['get', 'head', 'options'] as const) {
+      const operation = (operations as Partial<Record<typeof method, { security?: unknown[] }>>)[method];
+      if (operation) operation.security = [];
+    }
+  }
   document.components ??= {};
   document.components.schemas = {
     ...contractSchemas(CONTRACT_RESPONSE_CLASSES),
