@@ -119,6 +119,8 @@ describe('adapters: tasks in flight survive a restart', () => {
     await stopAdapters('adapters-a');
     await startAdapters('adapters-a');
     await reported(task.taskId, 'streamed-gate (a2a endpoint) is followed again after an adapters restart');
+    // Following the remote task again (it still waits at the gate): opening the gate now ends it.
+    await expectEventually(() => agent.methods.includes('SubscribeToTask'), { message: 'resubscribed' });
     agent.openGate();
 
     expect(await finalReport(task.taskId)).toMatchObject({
@@ -141,6 +143,7 @@ describe('adapters: tasks in flight survive a restart', () => {
     await startAdapters('adapters-b');
     await stopAdapters('adapters-a');
     await reported(task.taskId, 'polled-gate (a2a endpoint) is followed again after an adapters restart');
+    await expectEventually(() => agent.methods.includes('GetTask'), { message: 'polled' });
     agent.openGate();
     expect(await finalReport(task.taskId)).toMatchObject({ state: 'completed', content: 'Done: # Weigh the moon' });
     expect(agent.briefs).toHaveLength(1);
@@ -211,6 +214,33 @@ describe('adapters: tasks in flight survive a restart', () => {
     // The recorded answer stands in for the call made before the crash; only the call after it is made.
     expect(final.content).toBe('capital_of: No capital known (recorded before the crash)\nadd: 3');
     expect(mcp.calls).toEqual([addCall]);
+  });
+
+  it('a task taken over after its deadline is failed with that reason, and nobody takes it on again', async () => {
+    const agent = await startA2aGatedAgent({ name: 'Late Gate' });
+    peers.push(agent);
+    const adapted = await register({ endpoint: { kind: 'a2a', url: agent.url } });
+    const assignment = newTaskAssignment(adapted.agent.id, 'Too late for this', {
+      deadline: new Date(Date.now() - 1000).toISOString(),
+    });
+    const dataSource = running.get('adapters-b')!.get(DataSource);
+    await dataSource.query(
+      `INSERT INTO "adapters"."adapted_tasks" ("task_id", "agent_id", "assignment", "owner_id", "lease_expires_at")
+       VALUES ($1, $2, $3::jsonb, 'adapters-dead', now() - interval '1 second')`,
+      [assignment.taskId, assignment.agentId, JSON.stringify(assignment)],
+    );
+    expect(await finalReport(assignment.taskId)).toMatchObject({
+      state: 'failed',
+      content: expect.stringContaining('the task deadline passed'),
+    });
+    const remaining = async () => {
+      const rows: unknown[] = await dataSource.query(`SELECT 1 FROM "adapters"."adapted_tasks" WHERE "task_id" = $1`, [
+        assignment.taskId,
+      ]);
+      return rows.length;
+    };
+    await expectEventually(async () => (await remaining()) === 0, { message: 'the row is released' });
+    expect(agent.briefs).toEqual([]);
   });
 
   it('webhook: a 202 task is completed by its callback after the adapters service restarted', async () => {

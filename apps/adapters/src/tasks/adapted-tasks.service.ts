@@ -198,7 +198,7 @@ export class AdaptedTasksService implements OnModuleInit, OnApplicationBootstrap
         : `${agent.name} (${agent.kind} endpoint) took the task`,
     });
     if (started === 'refused') return void (await this.leases.release(assignment.taskId));
-    if (signal.aborted) return;
+    if (running.controller.signal.aborted) return void (await this.stopped(running, assignment.taskId));
     let outcome: TaskOutcome;
     let checkpoint = resumedFrom;
     try {
