@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { connect } from '@nats-io/transport-node';
 import { ALL_CONTRACTS, HealthV1Request, type HealthV1Response, type ReplyEnvelope } from '@ioa/contracts';
+import { natsIdentityOptions } from '@ioa/messaging';
 
 /**
  * Container health check (Docker HEALTHCHECK, compose, Kubernetes exec probes): exits 0 when the service named
@@ -28,6 +29,8 @@ async function problem(): Promise<string | undefined> {
     servers: (process.env.NATS_URL ?? 'nats://127.0.0.1:4222').split(','),
     name: `${service}-healthcheck`,
     timeout: timeoutMs,
+    // As the service itself (its own .creds and inbox prefix): the broker refuses anonymous connections.
+    ...natsIdentityOptions(process.env.NATS_CREDENTIALS_DIR || undefined, service),
   });
   try {
     const reply = await connection.request(contract.subject, '{}', { timeout: timeoutMs });

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, parseAllDocuments } from 'yaml';
+import { PLATFORM_SERVICES } from '@ioa/trust';
 
 /**
  * Static checks of docker-compose.yml and k8s/ that need neither a Docker engine nor a cluster (CI has neither;
@@ -12,7 +13,11 @@ import { parse, parseAllDocuments } from 'yaml';
  * - every ConfigMap/Secret a workload references is generated or declared (Secrets may come from outside the base);
  * - every Service selects some workload;
  * - a Deployment with more than one replica has a PodDisruptionBudget that leaves a drain room to evict (so a node
- *   drain keeps the service up and still finishes), and every PodDisruptionBudget selects a workload.
+ *   drain keeps the service up and still finishes), and every PodDisruptionBudget selects a workload;
+ * - authentication (issue 10): the broker runs with the provisioned JWT config; each service mounts only its own NATS
+ *   credentials where NATS_CREDENTIALS_DIR points; only the registry mounts the identity keys (IOA_TRUST_DIR); the
+ *   credentials come from the provisioning step (compose service / Job `provision-trust`), and nothing else mounts the
+ *   trust root.
  */
 type Node = { [key: string]: unknown };
 
@@ -24,7 +29,11 @@ const asNode = (value: unknown): Node => (value && typeof value === 'object' ? (
 const asList = (value: unknown): Node[] => (Array.isArray(value) ? value.map(asNode) : []);
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
-const apps = readdirSync(join(root, 'apps')).filter((name) => existsSync(join(root, 'apps', name, 'src', 'main.ts')));
+// The services (apps/cli is a command line, not a deployment): each needs a container, and only these get NATS users.
+const apps = readdirSync(join(root, 'apps')).filter(
+  (name) =>
+    existsSync(join(root, 'apps', name, 'src', 'main.ts')) && (PLATFORM_SERVICES as readonly string[]).includes(name),
+);
 
 // ---------------------------------------------------------------------------------------------------------------
 // docker-compose.yml
@@ -53,8 +62,59 @@ function checkCompose(): void {
     if (!text(environment.DATABASE_URL).startsWith('postgres')) problem(where, 'DATABASE_URL must be set');
     if (!service.healthcheck) problem(where, 'needs a healthcheck');
   }
+  checkComposeTrust(file, services);
   const gatewayPorts = JSON.stringify(asNode(services.gateway).ports ?? []);
   if (!gatewayPorts.includes('8080')) problem(file, 'the gateway must publish port 8080');
+}
+
+/** The volume (compose) mounted at `path` in a `volume:target[:mode]` list. */
+function volumeAt(volumes: unknown, path: string): string | undefined {
+  for (const entry of Array.isArray(volumes) ? volumes : []) {
+    const [source, target] = text(entry).split(':');
+    if (target === path) return source;
+  }
+  return undefined;
+}
+
+function checkComposeTrust(file: string, services: Node): void {
+  const nats = asNode(services.nats);
+  const natsCommand = JSON.stringify(nats.command ?? '');
+  const trustVolume = volumeAt(nats.volumes, '/trust');
+  if (!natsCommand.includes('/trust/nats-server.conf') || !trustVolume) {
+    problem(file, 'nats must run with the provisioned config (/trust/nats-server.conf, the trust volume at /trust)');
+  }
+  const provisioner = asNode(services['provision-trust']);
+  if (Object.keys(provisioner).length === 0) problem(file, 'no provision-trust service');
+  const handedOut = (Array.isArray(provisioner.volumes) ? provisioner.volumes : []).map((entry) => text(entry));
+  for (const [name, service] of Object.entries(services)) {
+    const mounts = (Array.isArray(asNode(service).volumes) ? (asNode(service).volumes as unknown[]) : []).map(text);
+    if (name !== 'nats' && name !== 'provision-trust' && mounts.some((mount) => mount.startsWith(`${trustVolume}:`))) {
+      problem(`${file} services.${name}`, 'must not mount the trust root (it holds every seed)');
+    }
+  }
+  for (const app of apps) {
+    const service = asNode(services[app]);
+    const where = `${file} services.${app}`;
+    const environment = asNode(service.environment);
+    const credentialsDir = text(environment.NATS_CREDENTIALS_DIR);
+    const creds = volumeAt(service.volumes, credentialsDir);
+    if (!credentialsDir || creds !== `creds-${app}`) {
+      problem(where, `must mount its own volume creds-${app} at NATS_CREDENTIALS_DIR ("${credentialsDir}")`);
+    } else if (!handedOut.includes(`${creds}:/out/${app}`)) {
+      problem(where, `provision-trust does not write ${creds} (expected ${creds}:/out/${app})`);
+    }
+    const mounts = (Array.isArray(service.volumes) ? (service.volumes as unknown[]) : []).map(text);
+    const others = mounts.filter((mount) => mount.startsWith('creds-') && !mount.startsWith(`creds-${app}:`));
+    if (others.length > 0) problem(where, `mounts another service's credentials: ${others.join(', ')}`);
+    const identity = volumeAt(service.volumes, text(environment.IOA_TRUST_DIR));
+    if (app === 'registry' && identity !== 'identity')
+      problem(where, 'must mount the identity volume at IOA_TRUST_DIR');
+    if (app !== 'registry' && (environment.IOA_TRUST_DIR || mounts.some((mount) => mount.startsWith('identity:')))) {
+      problem(where, 'only the registry may have the identity keys');
+    }
+    const waits = asNode(asNode(service.depends_on)['provision-trust']).condition;
+    if (waits !== 'service_completed_successfully') problem(where, 'must wait for provision-trust to complete');
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -64,6 +124,8 @@ interface Rendered {
   objects: Array<{ object: Node; file: string }>;
   generated: Set<string>; // "ConfigMap/name", "Secret/name"
   images: Set<string>;
+  /** `KEY=value` literals of generated ConfigMaps, by ConfigMap name. */
+  literals: Map<string, Map<string, string>>;
 }
 
 function render(directory: string): Rendered {
@@ -71,7 +133,7 @@ function render(directory: string): Rendered {
   const where = relative(root, file);
   if (!existsSync(file)) throw new Error(`${relative(root, directory)} has no kustomization.yaml`);
   const kustomization = asNode(parse(readFileSync(file, 'utf8')));
-  const rendered: Rendered = { objects: [], generated: new Set(), images: new Set() };
+  const rendered: Rendered = { objects: [], generated: new Set(), images: new Set(), literals: new Map() };
   for (const resource of (kustomization.resources as string[] | undefined) ?? []) {
     const path = resolve(directory, resource);
     if (!existsSync(path)) {
@@ -81,6 +143,7 @@ function render(directory: string): Rendered {
       rendered.objects.push(...inner.objects);
       inner.generated.forEach((name) => rendered.generated.add(name));
       inner.images.forEach((name) => rendered.images.add(name));
+      inner.literals.forEach((values, name) => rendered.literals.set(name, values));
     } else {
       for (const document of parseAllDocuments(readFileSync(path, 'utf8'))) {
         if (document.errors.length > 0) problem(relative(root, path), document.errors[0].message);
@@ -95,6 +158,11 @@ function render(directory: string): Rendered {
   ] as const) {
     for (const generator of asList(kustomization[key])) {
       rendered.generated.add(`${kind}/${text(generator.name)}`);
+      const literals = (generator.literals as string[] | undefined) ?? [];
+      if (literals.length > 0) {
+        const values = literals.map((literal) => literal.split('=')).map(([key, ...rest]) => [key, rest.join('=')]);
+        rendered.literals.set(text(generator.name), new Map(values as Array<[string, string]>));
+      }
       for (const source of (generator.files as string[] | undefined) ?? []) {
         const path = resolve(directory, source.split('=').pop() ?? source);
         if (!existsSync(path)) problem(where, `${key} ${text(generator.name)}: file ${source} does not exist`);
@@ -113,6 +181,7 @@ function checkWorkloads(overlay: string, rendered: Rendered, secretsComeFromOuts
   const declared = new Set([
     ...rendered.generated,
     ...rendered.objects.map(({ object }) => `${text(object.kind)}/${text(asNode(object.metadata).name)}`),
+    ...provisionedSecrets(rendered).map((name) => `Secret/${name}`),
   ]);
   const workloads = rendered.objects.filter(({ object }) => ['Deployment', 'StatefulSet'].includes(text(object.kind)));
   const deployments = new Map(
@@ -161,6 +230,7 @@ function checkWorkloads(overlay: string, rendered: Rendered, secretsComeFromOuts
           ];
         }),
         ...asList(pod.volumes).map((volume) => ['ConfigMap', text(asNode(volume.configMap).name)]),
+        ...asList(pod.volumes).map((volume) => ['Secret', text(asNode(volume.secret).secretName)]),
       ].filter(([, referenced]) => referenced !== '');
       for (const [kind, referenced] of references) {
         if (declared.has(`${kind}/${referenced}`)) continue;
@@ -177,6 +247,76 @@ function checkWorkloads(overlay: string, rendered: Rendered, secretsComeFromOuts
       return Object.entries(selector).every(([key, value]) => labels[key] === value);
     });
     if (!selected) problem(`${file} Service/${text(asNode(object.metadata).name)}`, 'selects no workload');
+  }
+}
+
+/** The Secrets Job/provision-trust writes: the names its Role may update. Empty without that Job. */
+function provisionedSecrets(rendered: Rendered): string[] {
+  const hasJob = rendered.objects.some(
+    ({ object }) => object.kind === 'Job' && text(asNode(object.metadata).name) === PROVISIONER,
+  );
+  const role = rendered.objects.find(
+    ({ object }) => object.kind === 'Role' && text(asNode(object.metadata).name) === PROVISIONER,
+  );
+  if (!hasJob || !role) return [];
+  return asList(role.object.rules).flatMap((rule) => (rule.resourceNames as string[] | undefined) ?? []);
+}
+
+const PROVISIONER = 'provision-trust';
+
+/** Authentication in a rendered overlay: who mounts which credentials. */
+function checkKubernetesTrust(overlay: string, rendered: Rendered): void {
+  const job = rendered.objects.find(
+    ({ object }) => object.kind === 'Job' && text(asNode(object.metadata).name) === PROVISIONER,
+  );
+  const command = JSON.stringify(asList(podSpecOf(job?.object ?? {}).containers)[0]?.command ?? '');
+  if (!command.includes('provision-trust.js') || !command.includes('--kubernetes')) {
+    problem(overlay, `needs Job/${PROVISIONER} running dist/deploy/docker/provision-trust.js --kubernetes`);
+  }
+  const provisioned = provisionedSecrets(rendered);
+  const credentialsDir = rendered.literals.get('ioa-config')?.get('NATS_CREDENTIALS_DIR');
+  if (!credentialsDir) problem(overlay, 'ioa-config must set NATS_CREDENTIALS_DIR');
+  const workloads = rendered.objects.filter(({ object }) => ['Deployment', 'StatefulSet'].includes(text(object.kind)));
+  for (const { object, file } of workloads) {
+    const name = text(asNode(object.metadata).name);
+    const where = `${file} ${text(object.kind)}/${name}`;
+    const pod = podSpecOf(object);
+    const secretVolumes = new Map(
+      asList(pod.volumes)
+        .filter((volume) => volume.secret)
+        .map((volume) => [text(volume.name), text(asNode(volume.secret).secretName)]),
+    );
+    const mounted = [...secretVolumes.values()];
+    const mountPath = (secret: string) => {
+      const volume = [...secretVolumes].find(([, secretName]) => secretName === secret)?.[0];
+      const mounts = asList(pod.containers).flatMap((container) => asList(container.volumeMounts));
+      return text(mounts.find((mount) => mount.name === volume)?.mountPath);
+    };
+    if (mounted.includes('ioa-trust-root')) problem(where, 'must not mount ioa-trust-root (it holds every seed)');
+    for (const secret of mounted) {
+      if (secret.startsWith('ioa-') && secret !== 'ioa-database' && !provisioned.includes(secret)) {
+        problem(where, `mounts Secret ${secret}, which Job/${PROVISIONER} does not write`);
+      }
+    }
+    if (name === 'nats') {
+      if (mountPath('ioa-nats-trust') !== '/etc/nats/trust')
+        problem(where, 'must mount ioa-nats-trust at /etc/nats/trust');
+      continue;
+    }
+    if (object.kind !== 'Deployment') continue;
+    const creds = mounted.filter((secret) => secret.startsWith('ioa-creds-'));
+    if (creds.length !== 1 || creds[0] !== `ioa-creds-${name}`) {
+      problem(where, `must mount exactly its own credentials ioa-creds-${name}, mounts [${creds.join(', ')}]`);
+    } else if (mountPath(creds[0]) !== credentialsDir) {
+      problem(where, `must mount ioa-creds-${name} at NATS_CREDENTIALS_DIR (${String(credentialsDir)})`);
+    }
+    const env = asList(asList(pod.containers)[0]?.env);
+    const trustDir = text(env.find((variable) => variable.name === 'IOA_TRUST_DIR')?.value);
+    const identity = mounted.includes('ioa-identity-authority');
+    if (name === 'registry' && (!identity || mountPath('ioa-identity-authority') !== trustDir)) {
+      problem(where, 'must mount ioa-identity-authority at IOA_TRUST_DIR');
+    }
+    if (name !== 'registry' && (identity || trustDir)) problem(where, 'only the registry may have the identity keys');
   }
 }
 
@@ -223,11 +363,16 @@ function checkKubernetes(): void {
   const base = render(join(root, 'k8s', 'base'));
   // The base leaves the database Secret to whoever deploys it; overlays must provide it.
   checkWorkloads('k8s/base', base, true);
+  checkKubernetesTrust('k8s/base', base);
+  if (!/^include "trust\/auth\.conf"$/m.test(readFileSync(join(root, 'k8s', 'base', 'nats.conf'), 'utf8'))) {
+    problem('k8s/base/nats.conf', 'must include "trust/auth.conf" (JWT authentication)');
+  }
   checkDisruptionBudgets('k8s/base', base);
   const overlays = join(root, 'k8s', 'overlays');
   for (const overlay of existsSync(overlays) ? readdirSync(overlays) : []) {
     const rendered = render(join(overlays, overlay));
     checkWorkloads(`k8s/overlays/${overlay}`, rendered, false);
+    checkKubernetesTrust(`k8s/overlays/${overlay}`, rendered);
     checkDisruptionBudgets(`k8s/overlays/${overlay}`, rendered);
   }
 }
