@@ -1,5 +1,11 @@
 import {
   ALL_CONTRACTS,
+  AdaptersHealthV1,
+  AgentHostHealthV1,
+  ChatHealthV1,
+  DiscoveryHealthV1,
+  RegistryHealthV1,
+  SchedulerHealthV1,
   AssignTaskV1,
   AgentWentOfflineV1,
   CloseGroupV1,
@@ -75,23 +81,24 @@ const NONE = [] as const;
 /** The agent-side requests that only the agent itself (or a service hosting it) makes: never the gateway's. */
 const AGENT_ACTIONS: readonly AnyContract[] = [HeartbeatAgentV1, ProposeMoveV1, ReportTaskV1];
 
+// Each service asks its own health subject: the container health check (deploy/docker/healthcheck.ts) runs as it.
 export const SERVICE_NEEDS: Readonly<Record<PlatformService, ServiceNeeds>> = {
   registry: {
-    requests: NONE,
+    requests: [RegistryHealthV1],
     streamConsumes: NONE,
     coreConsumes: NONE,
     sendsForAgents: NONE,
     servesForAgents: NONE,
   },
   discovery: {
-    requests: [ListAgentsV1, GetAgentV1],
+    requests: [ListAgentsV1, GetAgentV1, DiscoveryHealthV1],
     streamConsumes: [AgentRegisteredV1, AgentUpdatedV1, AgentDeregisteredV1, AgentWentOfflineV1, AgentCameOnlineV1],
     coreConsumes: NONE,
     sendsForAgents: NONE,
     servesForAgents: NONE,
   },
   chat: {
-    requests: [GetAgentV1],
+    requests: [GetAgentV1, ChatHealthV1],
     streamConsumes: [TaskUpdatedV1],
     coreConsumes: NONE,
     sendsForAgents: NONE,
@@ -99,6 +106,7 @@ export const SERVICE_NEEDS: Readonly<Record<PlatformService, ServiceNeeds>> = {
   },
   scheduler: {
     requests: [
+      SchedulerHealthV1,
       GetAgentV1,
       SearchAgentsV1,
       CreateGroupV1,
@@ -115,6 +123,7 @@ export const SERVICE_NEEDS: Readonly<Record<PlatformService, ServiceNeeds>> = {
   },
   'agent-host': {
     requests: [
+      AgentHostHealthV1,
       GetAgentV1,
       GetGroupV1,
       ListMessagesV1,
@@ -131,6 +140,7 @@ export const SERVICE_NEEDS: Readonly<Record<PlatformService, ServiceNeeds>> = {
   },
   adapters: {
     requests: [
+      AdaptersHealthV1,
       GetAgentV1,
       GetGroupV1,
       ListMessagesV1,
