@@ -27,6 +27,7 @@ import {
 import { RegistryModule } from '../../apps/registry/src/registry.module.js';
 import { AdaptersModule } from '../../apps/adapters/src/adapters.module.js';
 import { startA2aGatedAgent, type A2aGatedAgent } from '../../apps/adapters/src/testing/a2a-gated-agent.js';
+import { startMcpTestServer, type McpTestServer } from '../../apps/adapters/src/testing/mcp-test-server.js';
 import { startWebhookTestAgent, type WebhookTestAgent } from '../../apps/adapters/src/testing/webhook-test-agent.js';
 import { finalReportOf, newTaskAssignment, recordTaskReports } from '../../apps/adapters/src/testing/scheduler-side.js';
 
@@ -34,8 +35,9 @@ const OWNER = 'team-secrets@example.org';
 const A2A_TOKEN = `a2a-token-${randomUUID()}`;
 const A2A_TOKEN_ROTATED = `a2a-token-rotated-${randomUUID()}`;
 const OPENAI_KEY = `sk-${randomUUID()}`;
+const MCP_TOKEN = `mcp-token-${randomUUID()}`;
 const WEBHOOK_SECRET = `webhook-secret-${randomUUID()}`;
-const SECRETS = [A2A_TOKEN, A2A_TOKEN_ROTATED, OPENAI_KEY, WEBHOOK_SECRET];
+const SECRETS = [A2A_TOKEN, A2A_TOKEN_ROTATED, OPENAI_KEY, MCP_TOKEN, WEBHOOK_SECRET];
 const FIRST_KEY = randomBytes(32).toString('base64');
 const SECOND_KEY = randomBytes(32).toString('base64');
 
@@ -71,11 +73,12 @@ describe('adapters: secrets toward third-party agents', () => {
   let a2a: A2aGatedAgent;
   let openAi: OpenAiFake;
   let webhook: WebhookTestAgent;
+  let mcp: McpTestServer;
   const logger = new CapturingLogger();
   /** Every NATS message but the registration and update requests, which carry the secrets in by design. */
   const wire: string[] = [];
   let reports: ReportTaskV1Request[] = [];
-  const agents: Record<'a2a' | 'openai' | 'http', AdaptedAgentV1> = {} as never;
+  const agents: Record<'a2a' | 'openai' | 'mcp' | 'http', AdaptedAgentV1> = {} as never;
 
   async function startAdapters(environment: Record<string, string>): Promise<void> {
     infrastructure.applyEnvironment({ ADAPTERS_PREVIOUS_SECRET_KEYS: '', ...environment });
@@ -111,10 +114,11 @@ describe('adapters: secrets toward third-party agents', () => {
     Logger.overrideLogger(logger);
     infrastructure = await startTestInfrastructure();
     infrastructure.applyEnvironment({ ADAPTERS_HEARTBEAT_MS: '500', ADAPTERS_CALL_TIMEOUT_MS: '5000' });
-    [a2a, openAi, webhook] = await Promise.all([
+    [a2a, openAi, webhook, mcp] = await Promise.all([
       startA2aGatedAgent({ name: 'Guarded Worker', bearerToken: A2A_TOKEN }),
       startOpenAiFake(),
       startWebhookTestAgent(WEBHOOK_SECRET, 'sync'),
+      startMcpTestServer(),
     ]);
     a2a.openGate();
     openAi.respondWith(() => ({ content: 'A poem.' }));
@@ -136,7 +140,7 @@ describe('adapters: secrets toward third-party agents', () => {
     await nats?.close();
     await adapters?.close();
     await registry?.close();
-    await Promise.allSettled([a2a?.stop(), openAi?.stop(), webhook?.stop()]);
+    await Promise.allSettled([a2a?.stop(), openAi?.stop(), webhook?.stop(), mcp?.stop()]);
     await infrastructure?.stop();
     Logger.overrideLogger(['log', 'warn', 'error']);
   });
@@ -153,6 +157,10 @@ describe('adapters: secrets toward third-party agents', () => {
       skills: [{ id: 'poem', name: 'Poem', description: 'A poem.', tags: [], examples: [] }],
       endpoint: { kind: 'openai', url: openAi.baseUrl, model: 'local', apiKey: OPENAI_KEY },
     });
+    agents.mcp = await ok<AdaptedAgentV1>(RegisterAdaptedAgentV1.subject, {
+      owner: OWNER,
+      endpoint: { kind: 'mcp', url: mcp.url, apiKey: MCP_TOKEN },
+    });
     agents.http = await ok<AdaptedAgentV1>(RegisterAdaptedAgentV1.subject, {
       owner: OWNER,
       name: 'guarded-hook',
@@ -165,6 +173,10 @@ describe('adapters: secrets toward third-party agents', () => {
     expect(await runTask(agents.a2a.agent.id, 'Guarded work')).toMatchObject({ state: 'completed' });
     expect(a2a.authorizations).toContain(`Bearer ${A2A_TOKEN}`);
     expect(await runTask(agents.openai.agent.id, 'A poem, please')).toMatchObject({ state: 'completed' });
+    expect(await runTask(agents.mcp.agent.id, 'Use add on 2 and 3.')).toMatchObject({ state: 'completed' });
+    // Every request of the task's MCP session carried the token (registration's own probe included).
+    expect(mcp.authorizations.length).toBeGreaterThan(0);
+    expect(new Set(mcp.authorizations)).toEqual(new Set([`Bearer ${MCP_TOKEN}`]));
     expect(await runTask(agents.http.agent.id, 'hello')).toMatchObject({ state: 'completed' });
     expect(webhook.badSignatures).toBe(0);
 
@@ -177,7 +189,7 @@ describe('adapters: secrets toward third-party agents', () => {
     const replies = JSON.stringify([agents, views]);
     for (const secret of SECRETS) expect(replies).not.toContain(secret);
     const stored = await storedSecrets();
-    expect(stored).toHaveLength(3);
+    expect(stored).toHaveLength(4);
     for (const value of stored) {
       expect(value).toMatch(/^aes256gcm\./);
       for (const secret of SECRETS) expect(value).not.toContain(secret);
@@ -202,7 +214,7 @@ describe('adapters: secrets toward third-party agents', () => {
     await adapters!.close();
     await startAdapters({ ADAPTERS_SECRET_KEY: SECOND_KEY, ADAPTERS_PREVIOUS_SECRET_KEYS: FIRST_KEY });
     const after = await storedSecrets();
-    expect(after).toHaveLength(3);
+    expect(after).toHaveLength(4);
     const keyIdOf = (value: string) => value.split('.')[1];
     for (const value of after) expect(before.map(keyIdOf)).not.toContain(keyIdOf(value));
 
@@ -211,6 +223,8 @@ describe('adapters: secrets toward third-party agents', () => {
     await startAdapters({ ADAPTERS_SECRET_KEY: SECOND_KEY });
     expect(await runTask(agents.a2a.agent.id, 'After the key rotation')).toMatchObject({ state: 'completed' });
     expect(await runTask(agents.openai.agent.id, 'Another poem')).toMatchObject({ state: 'completed' });
+    expect(await runTask(agents.mcp.agent.id, 'Use add on 4 and 5.')).toMatchObject({ state: 'completed' });
+    expect(mcp.authorizations.at(-1)).toBe(`Bearer ${MCP_TOKEN}`);
     expect(await runTask(agents.http.agent.id, 'again')).toMatchObject({ state: 'completed' });
     expect(webhook.badSignatures).toBe(0);
   });

@@ -9,6 +9,8 @@ export interface McpTestServer {
   url: string;
   /** Tool calls received, in order. */
   calls: Array<{ name: string; arguments: Record<string, unknown> }>;
+  /** `Authorization` headers received (empty strings for requests without one). */
+  authorizations: string[];
   stop(): Promise<void>;
 }
 
@@ -21,6 +23,7 @@ const CAPITALS: Record<string, string> = { france: 'Paris', italy: 'Rome', japan
  */
 export async function startMcpTestServer(): Promise<McpTestServer> {
   const calls: McpTestServer['calls'] = [];
+  const authorizations: string[] = [];
   const handler = createMcpHandler(() => {
     const server = new McpServer(
       { name: 'geo-math-tools', version: '2.1.0' },
@@ -59,6 +62,7 @@ export async function startMcpTestServer(): Promise<McpTestServer> {
     return server;
   });
   const server: Server = createServer((request, response) => {
+    authorizations.push(request.headers.authorization ?? '');
     void (async () => {
       try {
         const reply = await handler.fetch(await toWebRequest(request));
@@ -76,6 +80,7 @@ export async function startMcpTestServer(): Promise<McpTestServer> {
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     calls,
+    authorizations,
     stop: async () => {
       await handler.close();
       server.closeAllConnections();
