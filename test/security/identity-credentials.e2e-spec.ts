@@ -145,7 +145,11 @@ describe('agent identities: issue, rotate, revoke, expire (real broker with JWT 
     const own = `ioa.agent.${agent.credentials.agentId}`;
     const theirs = `ioa.agent.${other.credentials.agentId}`;
     const received: string[] = [];
-    connection.subscribe(`${own}.>`, { callback: (_error, message) => received.push(message.subject) });
+    connection.subscribe(`${own}.>`, {
+      callback: (_error, message) => {
+        received.push(message.subject);
+      },
+    });
     for (const [subject, expected] of [
       [`${own}.heartbeat.v1`, 'allowed'],
       [`${own}.move.propose.v1`, 'allowed'],

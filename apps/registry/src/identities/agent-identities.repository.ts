@@ -21,11 +21,6 @@ export class AgentIdentitiesTransaction {
     return this.unit.manager;
   }
 
-  async now(): Promise<Date> {
-    const [row] = await this.manager.query<Array<{ now: Date }>>('SELECT now() AS now');
-    return row.now;
-  }
-
   lock(agentId: string): Promise<AgentIdentityEntity | null> {
     return this.manager.findOne(AgentIdentityEntity, { where: { agentId }, lock: { mode: 'pessimistic_write' } });
   }
