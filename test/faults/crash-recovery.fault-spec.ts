@@ -246,8 +246,15 @@ describe('crashes lose nothing: kill -9 and restarts on real processes', () => {
   beforeAll(async () => {
     faults = await startFaultStack();
     process.stdout.write(`fault suite: services log to ${faults.logFile}\n`);
-    observer = await connect({ servers: faults.natsUrl, name: 'fault-suite-observer', maxReconnectAttempts: -1 });
-    worker = await FaultWorker.join(faults.natsUrl, 'fault-worker', SKILL);
+    observer = await connect({
+      servers: faults.natsUrl,
+      name: 'fault-suite-observer',
+      maxReconnectAttempts: -1,
+      ...(await faults.natsIdentity('observer')),
+    });
+    // Until agents speak their identity subjects (ioa.agent.<id>.…), the worker is a hosted agent: it registers,
+    // heartbeats and reports over the service subjects, as agent-host's user.
+    worker = await FaultWorker.join(faults.natsUrl, 'fault-worker', SKILL, await faults.natsIdentity('agent-host'));
     // The platform is ready for goals once one completes end to end.
     await nextGoalCompletes();
   }, 300_000);
@@ -416,7 +423,12 @@ describe('crashes lose nothing: kill -9 and restarts on real processes', () => {
   it(
     'fails the task of an external agent that dies mid-task within the heartbeat TTL, and the goal still ends',
     async () => {
-      const mortal = await FaultWorker.join(faults.natsUrl, 'fault-mortal', SKILL);
+      const mortal = await FaultWorker.join(
+        faults.natsUrl,
+        'fault-mortal',
+        SKILL,
+        await faults.natsIdentity('agent-host'),
+      );
       const goalId = await submitGoal([mortal.name]);
       await waitFor(() => mortal.taskOf(goalId), { timeoutMs: GOAL_TIMEOUT_MS, message: 'the task arrives' });
       const diedAt = Date.now();

@@ -5,8 +5,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { createUser } from '@nats-io/nkeys';
+import { credsAuthenticator, type Authenticator } from '@nats-io/transport-node';
 import { startNatsServer, type EmbeddedNats } from '@ioa/embedded';
 import { TEST_ADMIN_API_KEY } from '@ioa/testing';
+import {
+  credsText,
+  encodeUserJwt,
+  inboxPrefixOf,
+  provisionTrust,
+  readKeyPair,
+  serviceCredsPath,
+  type PlatformService,
+} from '@ioa/trust';
 import {
   parseReplicas,
   REPOSITORY_ROOT,
@@ -21,7 +32,8 @@ const run = promisify(execFile);
  * The fault suite's stack: the compiled services as separate processes under the launcher's supervision (exactly
  * what `npm start` runs), over one nats-server this suite can stop and start again on the same port and store, and
  * a native PostgreSQL 15 cluster (`deploy/local/native-postgres.sh`) it can restart too. Each run gets a fresh
- * database in that cluster.
+ * database in that cluster. Authentication is on, as in `npm start`: the broker runs with the trust provisioned
+ * under the run's directory, every service on its own NATS user, the registry with the identity keys.
  *
  * Environment:
  * - `IOA_FAULTS_PG_DIR` / `IOA_FAULTS_PG_PORT`: the cluster's data directory and port (CI passes the one its native
@@ -38,6 +50,12 @@ export interface FaultStack {
   logFile: string;
   /** When each process label (`chat#1`, `gateway`) last said it had started. */
   startedAt: Map<string, number>;
+  /**
+   * How the suite's own connections authenticate: as a platform service (its least-privilege user), or as
+   * `observer`, a test-only user of the IOA account that may read everything (the suite watches events no single
+   * principal may read).
+   */
+  natsIdentity(as: PlatformService | 'observer'): Promise<{ authenticator: Authenticator; inboxPrefix: string }>;
   restartNats(): Promise<void>;
   restartPostgres(): Promise<void>;
   stop(): Promise<void>;
@@ -78,8 +96,10 @@ export async function startFaultStack(options: { services?: ServiceName[] } = {}
   mkdirSync(join(workDir, 'nats'), { recursive: true });
   const write = (line: string) => appendFileSync(logFile, `${new Date().toISOString()} ${line}\n`);
 
+  const { layout: trust } = await provisionTrust(join(workDir, 'trust'));
   const natsPort = await freePort();
-  let nats: EmbeddedNats = await startNatsServer({ port: natsPort, storeDir: join(workDir, 'nats') });
+  const natsOptions = { port: natsPort, storeDir: join(workDir, 'nats'), configFile: trust.serverConfig };
+  let nats: EmbeddedNats = await startNatsServer(natsOptions);
 
   const pgDir = process.env.IOA_FAULTS_PG_DIR ?? '/tmp/ioa-faults-pg';
   const pgPort = Number(process.env.IOA_FAULTS_PG_PORT ?? (await freePort()));
@@ -107,7 +127,13 @@ export async function startFaultStack(options: { services?: ServiceName[] } = {}
       stableAfterMs: 5000,
     },
     distDir: process.env.IOA_DIST_DIR,
-    environment: { ...process.env, ...FAULT_ENVIRONMENT },
+    // Every service gets its own creds from NATS_CREDENTIALS_DIR; only the registry reads IOA_TRUST_DIR.
+    environment: {
+      ...process.env,
+      ...FAULT_ENVIRONMENT,
+      NATS_CREDENTIALS_DIR: trust.credsDir,
+      IOA_TRUST_DIR: trust.root,
+    },
     startupTimeoutMs: 180_000,
     log: (line) => write(`stack      | ${line}`),
     output: (label, line) => {
@@ -123,9 +149,22 @@ export async function startFaultStack(options: { services?: ServiceName[] } = {}
     databaseUrl,
     logFile,
     startedAt,
+    natsIdentity: async (as) => {
+      if (as !== 'observer') {
+        const creds = readFileSync(serviceCredsPath(trust.credsDir, as));
+        return { authenticator: credsAuthenticator(creds), inboxPrefix: inboxPrefixOf(as) };
+      }
+      const user = createUser();
+      const everything = { allow: ['>'], deny: [] };
+      const jwt = await encodeUserJwt('fault-suite-observer', user, readKeyPair(trust.ioaAccountSeed), {
+        permissions: { pub: everything, sub: everything },
+      });
+      const creds = new TextEncoder().encode(credsText(jwt, user));
+      return { authenticator: credsAuthenticator(creds), inboxPrefix: inboxPrefixOf('fault-suite-observer') };
+    },
     restartNats: async () => {
       await nats.stop();
-      nats = await startNatsServer({ port: natsPort, storeDir: join(workDir, 'nats') });
+      nats = await startNatsServer(natsOptions);
     },
     restartPostgres: async () => {
       await run(join(REPOSITORY_ROOT, 'deploy', 'local', 'native-postgres.sh'), ['--stop', pgDir]);

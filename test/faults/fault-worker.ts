@@ -1,4 +1,4 @@
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import {
   AssignTaskV1,
   HeartbeatAgentV1,
@@ -35,8 +35,20 @@ export class FaultWorker {
     readonly name: string,
   ) {}
 
-  static async join(natsUrl: string, name: string, skill: string): Promise<FaultWorker> {
-    const connection = await connect({ servers: natsUrl, name, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  /** `identity`: how it authenticates (the fault stack's broker requires credentials). */
+  static async join(
+    natsUrl: string,
+    name: string,
+    skill: string,
+    identity: Partial<ConnectionOptions> = {},
+  ): Promise<FaultWorker> {
+    const connection = await connect({
+      servers: natsUrl,
+      name,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      ...identity,
+    });
     const registered = await call<RegisterAgentV1Response>(connection, RegisterAgentV1.subject, {
       name,
       description: `${skill}. A test agent of the fault suite.`,
