@@ -9,6 +9,7 @@ export * from './common/headers.js';
 export * from './common/validation.js';
 export * from './common/payload-bounds.js';
 export * from './common/list-cursor.js';
+export * from './common/list-page.v1.js';
 export * from './common/health.v1.js';
 export * from './common/dead-letters.v1.js';
 export * from './registry/agent-card.v1.js';

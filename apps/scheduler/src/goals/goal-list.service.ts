@@ -9,7 +9,7 @@ import {
 } from '@ioa/contracts';
 import { DataSource } from 'typeorm';
 import { GoalEntity } from './goal.entity.js';
-import { elapsedSeconds } from './goal.mapper.js';
+import { toGoalV1 } from './goal.mapper.js';
 
 /**
  * Which goals a list request may see: `accountId` set means only that account's goals. A member principal is
@@ -23,29 +23,23 @@ export function goalListScopeOf(principal: Principal | undefined): GoalListScope
   return principal && principal.role !== 'admin' ? { accountId: principal.accountId } : {};
 }
 
+/** The list's view of a goal: the full view's fields without tasks and conclusion, plus its parent goal. */
 export function toGoalSummaryV1(goal: GoalEntity, now = new Date()): GoalSummaryV1 {
-  const budget: GoalSummaryV1['budget'] = {};
-  if (goal.budgetTokens !== null) budget.tokens = goal.budgetTokens;
-  if (goal.budgetSeconds !== null) budget.seconds = goal.budgetSeconds;
+  const full = toGoalV1(goal, [], now);
   return {
-    id: goal.id,
-    goal: goal.goal,
-    status: goal.status,
-    statusReason: goal.statusReason,
-    team: goal.team,
-    usage: {
-      promptTokens: goal.promptTokens,
-      completionTokens: goal.completionTokens,
-      modelCalls: goal.modelCalls,
-      seconds: elapsedSeconds(goal, now),
-    },
-    budget,
-    groupId: goal.groupId,
+    id: full.id,
+    goal: full.goal,
+    status: full.status,
+    statusReason: full.statusReason,
+    team: full.team,
+    usage: full.usage,
+    budget: full.budget,
+    groupId: full.groupId,
     parentGoalId: goal.parentGoalId,
-    depth: goal.depth,
-    createdAt: goal.createdAt.toISOString(),
-    updatedAt: goal.updatedAt.toISOString(),
-    endedAt: goal.endedAt?.toISOString() ?? null,
+    depth: full.depth,
+    createdAt: full.createdAt,
+    updatedAt: full.updatedAt,
+    endedAt: full.endedAt,
   };
 }
 

@@ -1,7 +1,7 @@
 import { ArrayMaxSize, IsArray, IsDateString, IsIn, IsInt, IsOptional, IsString, IsUUID } from 'class-validator';
 import { requestContract } from '../common/contract.js';
-import { IsIntegerIn, IsNested, IsText } from '../common/validation.js';
-import { LIST_PAGE_DEFAULT, LIST_PAGE_MAX } from '../scheduler/goal-list.v1.js';
+import { ListPageV1Request } from '../common/list-page.v1.js';
+import { IsNested } from '../common/validation.js';
 import { GROUP_STATES, GroupMemberV1, type GroupState } from './chat.v1.js';
 
 /** A group chat as a list shows it: its state and members, without the task ledger. @since 1 */
@@ -39,7 +39,7 @@ export class GroupSummaryV1 {
 }
 
 /** @since 1 */
-export class ListGroupsV1Request {
+export class ListGroupsV1Request extends ListPageV1Request {
   /** Only groups in one of these states (all states when absent). */
   @IsOptional()
   @IsArray()
@@ -51,15 +51,6 @@ export class ListGroupsV1Request {
   @IsOptional()
   @IsUUID()
   goalId?: string;
-
-  /** The `nextCursor` of the previous page; absent for the newest groups. */
-  @IsOptional()
-  @IsText(200)
-  cursor?: string;
-
-  @IsOptional()
-  @IsIntegerIn(1, LIST_PAGE_MAX)
-  limit: number = LIST_PAGE_DEFAULT;
 }
 
 /** @since 1 */

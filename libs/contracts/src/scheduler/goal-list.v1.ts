@@ -11,12 +11,9 @@ import {
 } from 'class-validator';
 import { requestContract } from '../common/contract.js';
 import { Nullable } from '../common/payload-bounds.js';
-import { IsIntegerIn, IsNested, IsText } from '../common/validation.js';
+import { ListPageV1Request } from '../common/list-page.v1.js';
+import { IsNested } from '../common/validation.js';
 import { GOAL_STATUSES, GoalBudgetV1, GoalUsageV1, TeamMemberV1, type GoalStatus } from './goals.v1.js';
-
-/** Page sizes of the list subjects: 1-100 items, 20 unless asked. */
-export const LIST_PAGE_MAX = 100;
-export const LIST_PAGE_DEFAULT = 20;
 
 /** A goal as a list shows it: who works on it and what it has cost, without its tasks or conclusion. @since 1 */
 export class GoalSummaryV1 {
@@ -71,7 +68,7 @@ export class GoalSummaryV1 {
 }
 
 /** @since 1 */
-export class ListGoalsV1Request {
+export class ListGoalsV1Request extends ListPageV1Request {
   /** Only goals in one of these statuses (all statuses when absent). */
   @IsOptional()
   @IsArray()
@@ -88,15 +85,6 @@ export class ListGoalsV1Request {
   @IsOptional()
   @IsBoolean()
   topLevelOnly?: boolean;
-
-  /** The `nextCursor` of the previous page; absent for the newest goals. */
-  @IsOptional()
-  @IsText(200)
-  cursor?: string;
-
-  @IsOptional()
-  @IsIntegerIn(1, LIST_PAGE_MAX)
-  limit: number = LIST_PAGE_DEFAULT;
 }
 
 /** @since 1 */

@@ -1,23 +1,12 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Max,
-  MaxLength,
-  Min,
-} from 'class-validator';
-import { GOAL_STATUSES, LIST_PAGE_DEFAULT, LIST_PAGE_MAX, type GoalStatus } from '@ioa/contracts';
+import { Transform } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsOptional, IsUUID } from 'class-validator';
+import { GOAL_STATUSES, type GoalStatus } from '@ioa/contracts';
+import { ListPageQueryDto } from './list-page.query.js';
 import { toBoolean, toList } from './query-values.js';
 
 /** `GET /v1/goals`: the filters and page of `ListGoalsV1Request`. */
-export class ListGoalsQueryDto {
+export class ListGoalsQueryDto extends ListPageQueryDto {
   @ApiPropertyOptional({
     type: [String],
     enum: GOAL_STATUSES,
@@ -41,18 +30,4 @@ export class ListGoalsQueryDto {
   @Transform(toBoolean)
   @IsBoolean({ message: 'topLevelOnly must be true or false' })
   topLevelOnly?: boolean;
-
-  @ApiPropertyOptional({ description: 'The `nextCursor` of the previous page, unchanged.' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  cursor?: string;
-
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: LIST_PAGE_MAX, default: LIST_PAGE_DEFAULT })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'limit must be an integer' })
-  @Min(1)
-  @Max(LIST_PAGE_MAX)
-  limit?: number;
 }

@@ -1,11 +1,12 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
-import { GROUP_STATES, LIST_PAGE_DEFAULT, LIST_PAGE_MAX, type GroupState } from '@ioa/contracts';
+import { Transform } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsUUID } from 'class-validator';
+import { GROUP_STATES, type GroupState } from '@ioa/contracts';
+import { ListPageQueryDto } from '../../goals/dto/list-page.query.js';
 import { toList } from '../../goals/dto/query-values.js';
 
 /** `GET /v1/groups`: the filters and page of `ListGroupsV1Request`. */
-export class ListGroupsQueryDto {
+export class ListGroupsQueryDto extends ListPageQueryDto {
   @ApiPropertyOptional({
     type: [String],
     enum: GROUP_STATES,
@@ -22,18 +23,4 @@ export class ListGroupsQueryDto {
   @IsOptional()
   @IsUUID()
   goalId?: string;
-
-  @ApiPropertyOptional({ description: 'The `nextCursor` of the previous page, unchanged.' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  cursor?: string;
-
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: LIST_PAGE_MAX, default: LIST_PAGE_DEFAULT })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'limit must be an integer' })
-  @Min(1)
-  @Max(LIST_PAGE_MAX)
-  limit?: number;
 }
