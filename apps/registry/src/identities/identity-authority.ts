@@ -68,7 +68,7 @@ export class IdentityAuthority implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  signAgentJwt(claims: AgentUserClaims): Promise<string> {
+  async signAgentJwt(claims: AgentUserClaims): Promise<string> {
     this.assertConfigured();
     return encodeAgentUserJwt(this.keys!, claims);
   }
@@ -77,14 +77,16 @@ export class IdentityAuthority implements OnModuleInit, OnModuleDestroy {
    * Hands the broker the IOA account JWT with exactly these revocations. UNAVAILABLE (retryable) when the broker
    * does not confirm: the revocation is stored, and the caller or the retry timer pushes the list again.
    */
-  pushRevocations(revocations: Revocations): Promise<void> {
+  async pushRevocations(revocations: Revocations): Promise<void> {
     this.assertConfigured();
     const push = this.pushes.then(async () => {
       const accountJwt = await encodeRevocationsAccountJwt(this.keys!, revocations);
       await pushAccountJwt(this.system!, accountJwt);
     });
     this.pushes = push.catch(() => undefined);
-    return push.catch((error: unknown) => {
+    try {
+      await push;
+    } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       this.logger.warn(`Pushing ${Object.keys(revocations).length} revocation(s) to the broker failed: ${reason}`);
       throw new ContractError(
@@ -93,6 +95,6 @@ export class IdentityAuthority implements OnModuleInit, OnModuleDestroy {
         undefined,
         true,
       );
-    });
+    }
   }
 }
