@@ -69,13 +69,15 @@ export class AgentIdentitiesService implements OnApplicationBootstrap, OnModuleD
     request: IssueAgentIdentityV1Request,
     principal: Principal | undefined,
   ): Promise<IssueAgentIdentityV1Response> {
-    this.authority.assertConfigured();
+    // What the caller can fix comes first (the key, the account), then whether this registry can issue at all.
     const problem = userPublicKeyProblem(request.publicKey);
     if (problem) {
       throw new ContractError('VALIDATION_FAILED', `Invalid payload: ${problem}`, [
         { property: 'publicKey', constraints: [problem] },
       ]);
     }
+    requireAccount(principal);
+    this.authority.assertConfigured();
     const ttlSeconds = Math.min(request.expiresInSeconds ?? this.config.ttlSeconds, this.config.ttlSeconds);
     const decision = await this.identities.transaction(async (transaction) => {
       const existing = request.agentId === undefined ? null : await transaction.lock(request.agentId);
@@ -120,10 +122,11 @@ export class AgentIdentitiesService implements OnApplicationBootstrap, OnModuleD
    * revoking a revoked identity pushes the list again (a caller retrying after UNAVAILABLE gets it confirmed).
    */
   async revoke(agentId: string, principal: Principal | undefined): Promise<AgentIdentityV1> {
-    this.authority.assertConfigured();
     await this.identities.transaction(async (transaction) => {
       const identity = await transaction.lock(agentId);
       const decision = decideRevoke(identity, principal, agentId, new Date());
+      // After NOT_FOUND (an identity exists only where issuance was configured), before anything is written.
+      this.authority.assertConfigured();
       if (decision.kind === 'already-revoked') return;
       await transaction.revokeKey(agentId, decision.publicKey, decision.revokedAt);
       await transaction.save(Object.assign(identity!, { revokedAt: decision.revokedAt }));
