@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type MessageEvent, type OnModuleDestroy } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
@@ -22,6 +23,9 @@ export interface NetworkFeedRequest {
   signal: AbortSignal;
   trace: RequestOptions;
 }
+
+/** The name prefix of the feed's consumers (`gateway_feed_<reader>_<n>`), so an operator can tell them apart. */
+export const FEED_CONSUMER_PREFIX = 'gateway_feed';
 
 /** `event:` of the heartbeat is a comment line, which EventSource ignores. */
 const HEARTBEAT: MessageEvent = { comment: 'keep-alive' };
@@ -120,7 +124,10 @@ export class NetworkFeed implements OnModuleDestroy {
     running: ConsumerMessages[],
     deliver: (message: JsMsg, event: FeedEventData | undefined) => void,
   ): Promise<void> {
+    // Ordered consumers are ephemeral (the server drops one 5 minutes after its reader left). Each reader's name is
+    // its own: two readers with the same name on a stream would be one consumer.
     const consumer = await jetstream(this.connection).consumers.get(source.stream, {
+      name_prefix: `${FEED_CONSUMER_PREFIX}_${randomUUID().replaceAll('-', '')}`,
       ...(source.subject ? { filter_subjects: source.subject } : {}),
       deliver_policy: DeliverPolicy.StartSequence,
       opt_start_seq: afterSeq + 1,
