@@ -8,6 +8,9 @@ import {
   AgentRegisteredV1,
   AgentUpdatedV1,
   DeregisterAgentV1,
+  GetAgentIdentityV1,
+  IssueAgentIdentityV1,
+  RevokeAgentIdentityV1,
   GetAgentV1,
   HeartbeatAgentV1,
   ListAgentsV1,
@@ -345,6 +348,9 @@ describe('the agent registry over NATS', () => {
           HeartbeatAgentV1,
           RegistryListDeadLettersV1,
           RegistryReplayDeadLetterV1,
+          IssueAgentIdentityV1,
+          GetAgentIdentityV1,
+          RevokeAgentIdentityV1,
         ]
           .map((contract) => contract.subject)
           .sort(),
