@@ -4,6 +4,7 @@ import type { INestApplication, INestMicroservice } from '@nestjs/common';
 import type { GoalV1 } from '@ioa/contracts';
 import { adminAuthHeaders, expectEventually, startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
 import { createGatewayApp } from '../../apps/gateway/src/gateway.app.js';
+import { SseClient } from '../../apps/gateway/src/goals/testing/sse-client.js';
 import { GOAL_SERVICES, startServices } from '../support/platform-services.js';
 
 const GOAL_DEADLINE_MS = 120_000;
@@ -60,10 +61,18 @@ describe('the platform on least-privilege NATS users', () => {
     'runs a goal end to end with every service on its own user',
     async () => {
       expect(process.env.NATS_CREDENTIALS_DIR).toBe(infrastructure.trust?.credsDir);
+      const feed = await SseClient.open(`${baseUrl}/v1/feed`, adminAuthHeaders());
+      expect(feed.status).toBe(200);
       const { status, body: submitted } = await call<{ id: string }>('POST', '/v1/goals', {
         goal: 'Run `console.log(6 * 7)`, then find in the documents how agent presence works, and write a short report.',
       });
       expect(status).toBe(202);
+      // The network feed reads the registry's and scheduler's streams with the gateway's own ordered consumers.
+      await feed.waitFor(
+        (events) =>
+          events.some((event) => event.event === 'goal.submitted' && JSON.stringify(event.data).includes(submitted.id)),
+        { timeoutMs: 30_000, message: 'the feed shows the goal' },
+      );
       const goal = await expectEventually(
         async () => {
           const { body } = await call<GoalV1>('GET', `/v1/goals/${submitted.id}`);
@@ -75,6 +84,7 @@ describe('the platform on least-privilege NATS users', () => {
       expect(goal?.conclusion).toContain('42');
       // Nothing the platform did on the way was refused by the broker.
       expect(infrastructure.permissionViolations()).toEqual([]);
+      await feed.close();
     },
     GOAL_DEADLINE_MS + 30_000,
   );

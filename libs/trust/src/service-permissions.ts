@@ -11,6 +11,8 @@ import {
   CloseGroupV1,
   CreateGroupV1,
   DEAD_LETTERS_STREAM,
+  REGISTRY_EVENTS_STREAM,
+  SCHEDULER_EVENTS_STREAM,
   deadLetterSubjectsOf,
   DeregisterAgentV1,
   ForceConclusionV1,
@@ -195,6 +197,21 @@ function gatewayRequests(catalog: readonly AnyContract[]): AnyContract[] {
   );
 }
 
+/** The streams the gateway's network feed (GET /v1/feed) reads with ordered consumers of its own. */
+const FEED_STREAMS = [REGISTRY_EVENTS_STREAM, SCHEDULER_EVENTS_STREAM];
+
+/** Every service's durable consumers on `stream` (their current and legacy names). */
+function durableConsumersOn(stream: string): string[] {
+  const names: string[] = [];
+  for (const [service, needs] of Object.entries(SERVICE_NEEDS)) {
+    const durable = needs.durable ?? service;
+    const events = needs.streamConsumes.filter((event) => event.stream === stream);
+    for (const event of events) names.push(durableConsumerName(durable, event.subject));
+    if (events.length > 0) names.push(`${durable}-${stream}`.replace(/[^A-Za-z0-9_-]/g, '_'));
+  }
+  return names;
+}
+
 /** The durable consumer name `EventBus` gives a service's consumer of `subject` (see libs/messaging event-bus). */
 export function durableConsumerName(durable: string, subject: string): string {
   return `${durable}-${subject.replace(/^ioa\./, '').replace(/\./g, '-')}`;
@@ -275,8 +292,32 @@ export function servicePermissions(
     jsPublish.push(`$JS.API.CONSUMER.*.${stream}.${legacy}`);
   }
 
+  const jsDeny: string[] = [];
+  if (service === 'gateway') {
+    // GET /v1/feed reads the registry's and the scheduler's streams with ordered consumers, whose names are one token
+    // per reader (`gateway_feed_<reader>_<n>`), so the grant is by stream with a wildcard name; the services' own
+    // durable consumers on those streams are denied by name, so the gateway can neither pull their events nor
+    // delete them.
+    for (const stream of FEED_STREAMS) {
+      jsPublish.push(
+        `$JS.API.CONSUMER.CREATE.${stream}.*`,
+        `$JS.API.CONSUMER.CREATE.${stream}.*.>`,
+        `$JS.API.CONSUMER.INFO.${stream}.*`,
+        `$JS.API.CONSUMER.DELETE.${stream}.*`,
+        `$JS.API.CONSUMER.MSG.NEXT.${stream}.*`,
+      );
+      for (const name of durableConsumersOn(stream)) {
+        jsDeny.push(
+          `$JS.API.CONSUMER.*.${stream}.${name}`,
+          `$JS.API.CONSUMER.CREATE.${stream}.${name}.>`,
+          `$JS.API.CONSUMER.MSG.NEXT.${stream}.${name}`,
+        );
+      }
+    }
+  }
+
   return {
-    pub: { allow: [...pub, ...jsPublish].sort(), deny: [] },
+    pub: { allow: [...pub, ...jsPublish].sort(), deny: jsDeny.sort() },
     sub: { allow: [...sub].sort(), deny: [] },
     resp: served.length > 0 ? { max: 1, ttl: 0 } : undefined,
   };
