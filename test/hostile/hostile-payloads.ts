@@ -120,7 +120,10 @@ function stringFor(schema: JsonSchema): fc.Arbitrary<unknown> {
   }
   if (typeof schema.pattern === 'string') {
     try {
-      return fc.stringMatching(new RegExp(schema.pattern)).filter((text) => text.length <= maxLength);
+      // Bounded by the schema's own maxLength, not the 40 kept for plain text: a pattern that only matches longer
+      // strings (an nkey is 56 characters) would otherwise make the filter reject every sample, forever.
+      const patternMaxLength = Number(schema.maxLength ?? Number.POSITIVE_INFINITY);
+      return fc.stringMatching(new RegExp(schema.pattern)).filter((text) => text.length <= patternMaxLength);
     } catch {
       // a pattern fast-check cannot generate from: plain text will do
     }
