@@ -142,7 +142,18 @@ describe('the ioa CLI against a running platform', () => {
   });
 
   it('lists goals, cancels one (watch then exits 1), and refuses an answer to a canceled goal', async () => {
-    const submitted = await ioa(['--json', 'goal', 'Wait to be canceled', '--member', 'writer', '--max-turns', '20']);
+    // A member that asks the person first: the goal then waits for an answer and cannot end before the cancel
+    // (a goal of the offline writer alone can complete before the next CLI process has started).
+    agents.push(await startSelfSpeakingAgent(stack.platform.client, 'cli-asker', greeterMoves('Shall I go on?')));
+    const submitted = await ioa([
+      '--json',
+      'goal',
+      'Wait to be canceled',
+      '--member',
+      'cli-asker',
+      '--max-turns',
+      '20',
+    ]);
     expect(submitted.code).toBe(0);
     const { id } = JSON.parse(submitted.stdout) as { id: string };
     const canceled = await ioa(['cancel', id, '--reason', 'changed my mind']);
