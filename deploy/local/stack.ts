@@ -9,8 +9,7 @@ import { ALL_CONTRACTS, HealthV1Request, type AnyContract } from '@ioa/contracts
 import { startEmbeddedPostgres, startNatsServer, type EmbeddedPostgres, type EmbeddedNats } from '@ioa/embedded';
 import { parseRestartMode, UNLESS_STOPPED, type RestartMode, type RestartPolicy } from './restart-policy.js';
 import { isAlive, SupervisedProcess } from './supervised-process.js';
-import { localAdminApiKey } from './admin-api-key.js';
-import { localAdaptersSecretKey } from './adapters-secret-key.js';
+import { ADAPTERS_SECRET_KEY, ADMIN_API_KEY, localSecret, POSTGRES_PASSWORD } from './local-secrets.js';
 import { provisionTrust, serviceCredsPath } from '@ioa/trust';
 
 /**
@@ -202,10 +201,10 @@ async function startStackWithCleanups(
   // Authentication is always on: the first start creates the admin's API key (unless one is given).
   const admin = options.environment.IOA_ADMIN_API_KEY
     ? { key: options.environment.IOA_ADMIN_API_KEY, file: undefined, created: false }
-    : localAdminApiKey(dataDir);
+    : localSecret(dataDir, ADMIN_API_KEY);
   if (admin.created) log(`admin API key created in ${admin.file} (mode 0600)`);
   // The adapters' master key (it seals agents' secrets) is created once too, and kept with the data.
-  const adaptersKey = options.environment.ADAPTERS_SECRET_KEY ? undefined : localAdaptersSecretKey(dataDir);
+  const adaptersKey = options.environment.ADAPTERS_SECRET_KEY ? undefined : localSecret(dataDir, ADAPTERS_SECRET_KEY);
   if (adaptersKey?.created) log(`adapters secret key created in ${adaptersKey.file} (mode 0600)`);
   const throwIfAborted = () => {
     if (options.abort?.aborted) throw new Error('start-up interrupted');
@@ -223,6 +222,9 @@ async function startStackWithCleanups(
     log('external NATS_URL without NATS_CREDENTIALS_DIR: the services connect without credentials');
   }
 
+  // The embedded PostgreSQL asks for a password like any PostgreSQL; it is kept with the data for psql.
+  const postgresPassword = options.databaseUrl ? undefined : localSecret(dataDir, POSTGRES_PASSWORD);
+
   // Infrastructure: external when configured, embedded otherwise.
   // Each is registered for clean-up as soon as it runs, so a failure of the other does not leak it.
   const [nats, database] = await allOrCleanUp([
@@ -239,7 +241,7 @@ async function startStackWithCleanups(
         }),
     options.databaseUrl
       ? undefined
-      : startEmbeddedDatabase(join(dataDir, 'pglite')).then((server) => {
+      : startEmbeddedDatabase(join(dataDir, 'pglite'), postgresPassword!.key).then((server) => {
           cleanups.push(() => server.stop());
           return server;
         }),
@@ -250,7 +252,7 @@ async function startStackWithCleanups(
     `NATS        ${natsUrl}${nats ? ` (embedded nats-server with JWT authentication, JetStream in ${join(dataDir, 'nats')})` : ' (external)'}`,
   );
   log(
-    `PostgreSQL  ${redactPassword(databaseUrl)}${database ? ` (embedded PGlite + pgvector in ${join(dataDir, 'pglite')})` : ' (external)'}`,
+    `PostgreSQL  ${redactPassword(databaseUrl)}${database ? ` (embedded PGlite + pgvector in ${join(dataDir, 'pglite')}, password in ${postgresPassword?.file})` : ' (external)'}`,
   );
 
   throwIfAborted();
@@ -462,10 +464,10 @@ async function stopOrphanedNatsServer(storeDir: string, log: (line: string) => v
   }
 }
 
-async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedPostgres> {
+async function startEmbeddedDatabase(dataDir: string, password: string): Promise<EmbeddedPostgres> {
   mkdirSync(dataDir, { recursive: true });
   try {
-    return await startEmbeddedPostgres({ dataDir });
+    return await startEmbeddedPostgres({ dataDir, password });
   } catch (error) {
     throw new Error(
       `the embedded database in ${dataDir} did not start (${String(error)}). ` +

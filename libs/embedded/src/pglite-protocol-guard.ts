@@ -1,5 +1,6 @@
 import type { PGlite } from '@electric-sql/pglite';
 import type { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import type { PostgresPasswordGate } from './postgres-password-gate.js';
 
 /** The parts of pglite-socket's (private) query queue that the guard replaces. */
 interface QueuedMessage {
@@ -33,14 +34,18 @@ const OPENS_CYCLE = new Set(['P', 'B', 'D', 'E', 'C', 'H'].map((letter) => lette
  * pool). The guard makes the queue keep serving the connection whose cycle is open until its Sync, as it already
  * does for a connection inside a transaction; and it keeps the queue running after a failed message (the original
  * stops processing until the next enqueue).
+ *
+ * The same loop is where a password gate, when given, answers a connection's first messages (PGlite itself trusts
+ * everyone): nothing of a connection reaches the database before its password was right.
  */
-export function guardExtendedProtocol(server: PGLiteSocketServer): void {
+export function guardExtendedProtocol(server: PGLiteSocketServer, gate?: PostgresPasswordGate): void {
   const queue = (server as unknown as { queryQueue: QueryQueue }).queryQueue;
   let cycleOwner: number | null = null;
 
   const clearQueueForHandler = queue.clearQueueForHandler.bind(queue);
   queue.clearQueueForHandler = (handlerId: number) => {
     if (cycleOwner === handlerId) cycleOwner = null;
+    gate?.forget(handlerId);
     clearQueueForHandler(handlerId);
   };
 
@@ -54,12 +59,21 @@ export function guardExtendedProtocol(server: PGLiteSocketServer): void {
         const index = owner === null ? 0 : this.queue.findIndex((entry) => entry.handlerId === owner);
         if (index === -1) break; // its next message has not arrived yet; enqueue() starts processing again
         const [entry] = this.queue.splice(index, 1);
-        const type = entry.message[0];
+        const decision = gate?.decide(entry.handlerId, entry.message) ?? { kind: 'pass' };
+        if (decision.kind === 'reply' || decision.kind === 'refuse') {
+          entry.onData(decision.bytes);
+          // A refusal rejects the message: pglite-socket then closes the connection, after the error was written.
+          if (decision.kind === 'refuse') entry.reject(new Error(decision.reason));
+          else entry.resolve(decision.bytes.length);
+          continue;
+        }
+        const message = decision.kind === 'startup' ? decision.message : entry.message;
+        const type = message[0];
         cycleOwner = OPENS_CYCLE.has(type) ? entry.handlerId : null;
         let bytes = 0;
         try {
           await this.db.runExclusive(() =>
-            this.db.execProtocolRawStream(entry.message, {
+            this.db.execProtocolRawStream(message, {
               onRawData: (data: Uint8Array) => {
                 bytes += data.length;
                 entry.onData(data);
