@@ -11,6 +11,7 @@ import { GroupEntity } from './groups/group.entity.js';
 import { GroupsModule } from './groups/groups.module.js';
 import { MessageEntity } from './groups/message.entity.js';
 import { CreateChat1795400000000 } from './migrations/1795400000000-create-chat.js';
+import { AddGroupListIndex1795400100000 } from './migrations/1795400100000-add-group-list-index.js';
 import { MovesModule } from './moves/moves.module.js';
 import { TasksModule } from './tasks/tasks.module.js';
 
@@ -25,7 +26,7 @@ import { TasksModule } from './tasks/tasks.module.js';
     DatabaseModule.forService({
       schema: 'chat',
       entities: [GroupEntity, GroupMemberEntity, MessageEntity, GroupTaskEntity, OutboxEventEntity],
-      migrations: [CreateChat1795400000000],
+      migrations: [CreateChat1795400000000, AddGroupListIndex1795400100000],
     }),
     OutboxModule.forServiceAsync({
       inject: [chatConfig.KEY],

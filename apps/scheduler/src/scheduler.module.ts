@@ -16,6 +16,7 @@ import { DropOutboxStream1795312543983 } from './migrations/1795312543983-drop-o
 import { AddGoalIdempotencyKey1795312543984 } from './migrations/1795312543984-add-goal-idempotency-key.js';
 import { AddGoalAccount1795312700000 } from './migrations/1795312700000-add-goal-account.js';
 import { AddGroupFeeds1795312600000 } from './migrations/1795312600000-add-group-feeds.js';
+import { AddGoalListIndexes1795312800000 } from './migrations/1795312800000-add-goal-list-indexes.js';
 import { schedulerConfig, type SchedulerConfig } from './scheduler.config.js';
 import { SchedulerSweeper } from './sweeper/scheduler-sweeper.js';
 import { TaskEntity } from './tasks/task.entity.js';
@@ -39,6 +40,7 @@ import { TasksModule } from './tasks/tasks.module.js';
         AddGoalIdempotencyKey1795312543984,
         AddGroupFeeds1795312600000,
         AddGoalAccount1795312700000,
+        AddGoalListIndexes1795312800000,
       ],
     }),
     // Events are flushed after each commit; what a failure left behind is retried at the sweep interval.
