@@ -36,6 +36,12 @@ export const MAX_PAYLOAD_BYTES = 1024 * 1024;
 export const MAX_CONTROL_LINE_BYTES = 64 * 1024;
 /** Subscriptions one agent connection may hold: an agent needs a handful; this stops one from exhausting the broker. */
 export const AGENT_MAX_SUBSCRIPTIONS = 1000;
+/**
+ * Connections the IOA account (every service and agent) may hold at once. A NATS 2.9 user JWT has no connection
+ * limit of its own, so the per-principal bound is the account's: one agent opening connections in a loop is stopped
+ * there, long before the broker's own 64K.
+ */
+export const IOA_MAX_CONNECTIONS = 10_000;
 
 export interface ProvisionedTrust {
   layout: TrustLayout;
@@ -149,7 +155,7 @@ export function encodeIoaAccountJwt(
       imports: -1,
       exports: -1,
       wildcards: true,
-      conn: -1,
+      conn: IOA_MAX_CONNECTIONS,
       leaf: -1,
       mem_storage: -1,
       disk_storage: -1,

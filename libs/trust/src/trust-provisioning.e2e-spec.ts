@@ -2,13 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Algorithms, createUser, decode, encodeUser, type User } from '@nats-io/jwt';
+import { Algorithms, createUser, decode, encodeUser, type Account, type User } from '@nats-io/jwt';
 import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { startNatsServer, type EmbeddedNats } from '@ioa/embedded';
 import { expectEventually, NatsPermissionProbe } from '@ioa/testing';
 import {
+  AGENT_MAX_SUBSCRIPTIONS,
   credsText,
   encodeIoaAccountJwt,
+  IOA_MAX_CONNECTIONS,
+  MAX_PAYLOAD_BYTES,
   provisionTrust,
   readKeyPair,
   serviceCredsPath,
@@ -72,6 +75,14 @@ describe('trust provisioning on a real nats-server', () => {
     );
     expect(registry.name).toBe('registry');
     expect(registry.iss).toBe(trust.ioaAccountPublicKey);
+  });
+
+  it('bounds what the IOA account may hold: payload size and connections', () => {
+    const ioa = decode<Account>(readFileSync(trust.layout.ioaAccountJwt, 'utf8').trim());
+    expect(ioa.nats.limits).toMatchObject({ payload: MAX_PAYLOAD_BYTES, conn: IOA_MAX_CONNECTIONS });
+    expect(ioa.nats.signing_keys).toEqual([
+      expect.objectContaining({ template: expect.objectContaining({ subs: AGENT_MAX_SUBSCRIPTIONS }) }),
+    ]);
   });
 
   it('refuses a connection without credentials', async () => {
