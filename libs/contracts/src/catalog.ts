@@ -1,5 +1,6 @@
 import type { AnyContract } from './common/contract.js';
 import { AssignTaskV1, TaskCanceledV1 } from './agent/agent.v1.js';
+import { AGENT_ACTION_CONTRACTS } from './agent/agent-actions.v1.js';
 import {
   DeregisterAdaptedAgentV1,
   GetAdaptedAgentV1,
@@ -128,6 +129,7 @@ export const ALL_CONTRACTS: readonly AnyContract[] = [
   TaskUpdatedV1,
   AssignTaskV1,
   TaskCanceledV1,
+  ...AGENT_ACTION_CONTRACTS,
   AdaptersHealthV1,
   RegisterAdaptedAgentV1,
   UpdateAdaptedAgentV1,

@@ -23,5 +23,6 @@ export * from './scheduler/goals.v1.js';
 export * from './scheduler/goal-list.v1.js';
 export * from './chat/group-list.v1.js';
 export * from './agent/agent.v1.js';
+export * from './agent/agent-actions.v1.js';
 export * from './adapters/adapters.v1.js';
 export * from './catalog.js';

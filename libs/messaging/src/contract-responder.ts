@@ -5,6 +5,7 @@ import { NATS_CONNECTION } from './nats-connection.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES, encodeReply, replyErrorOf } from './reply-encoding.js';
 import { validatePayload } from './contract-validation.pipe.js';
 import { decodeJson } from './wire.js';
+import { bodyWithActor } from './acting-agent.js';
 
 /** What a handler may want to know about the message besides its payload. */
 export interface ReceivedMessage {
@@ -72,7 +73,8 @@ export class ContractResponder {
       }
       let reply;
       try {
-        const request = await validatePayload(contract.request as new () => object, decodeJson(message.data));
+        const body = bodyWithActor(contract, message.subject, decodeJson(message.data));
+        const request = await validatePayload(contract.request as new () => object, body);
         reply = okReply(await handler(request as Request, receivedMessage(message)));
       } catch (exception) {
         const { body, internal } = replyErrorOf(exception);

@@ -9,7 +9,7 @@ import {
   summarizeViolations,
   type Violation,
 } from '@ioa/contracts';
-import { MalformedPayload } from './wire.js';
+import { RefusedPayload } from './wire.js';
 
 export type { Violation } from '@ioa/contracts';
 
@@ -43,7 +43,7 @@ export function assertPayloadBounds(value: unknown, lead = 'Invalid payload'): v
  * rejected, so newer producers don't break older consumers. Every refusal is a bounded `ContractError`.
  */
 export async function validatePayload<T extends object>(type: new () => T, value: unknown): Promise<T> {
-  if (value instanceof MalformedPayload) throw value.toError();
+  if (value instanceof RefusedPayload) throw value.toError();
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ContractError('VALIDATION_FAILED', 'The message body must be a JSON object');
   }
@@ -63,7 +63,7 @@ export class ContractValidationPipe implements PipeTransform {
     // Only the payload is validated; the NATS context parameter passes through untouched.
     if (type === NatsContext || value instanceof NatsContext) return value;
     if (!type || [Object, String, Number, Boolean, Array].includes(type as never)) {
-      if (value instanceof MalformedPayload) return validatePayload(Object as never, value);
+      if (value instanceof RefusedPayload) return validatePayload(Object as never, value);
       return value;
     }
     return validatePayload(type as new () => object, value);

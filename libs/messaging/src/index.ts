@@ -16,3 +16,4 @@ export * from './health.js';
 export * from './messaging.module.js';
 export * from './create-service.js';
 export * from './request-headers.js';
+export * from './acting-agent.js';

@@ -4,19 +4,31 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /**
- * A request or event body that could not be read: not JSON (MALFORMED_PAYLOAD), or larger than
- * `PAYLOAD_BOUNDS.maxBytes` (VALIDATION_FAILED, and never parsed). The validation pipe turns it into that error.
+ * A body refused before validation ran (unreadable, too large, or naming another actor than its subject): it travels
+ * to the handler's validation in place of the payload, and the validation pipe turns it into its error reply.
  */
-export class MalformedPayload {
+export class RefusedPayload {
+  constructor(private readonly error: ContractError) {}
+
+  toError(): ContractError {
+    return this.error;
+  }
+}
+
+/**
+ * A request or event body that could not be read: not JSON (MALFORMED_PAYLOAD), or larger than
+ * `PAYLOAD_BOUNDS.maxBytes` (VALIDATION_FAILED, and never parsed).
+ */
+export class MalformedPayload extends RefusedPayload {
   constructor(
     readonly reason: string,
     readonly code: 'MALFORMED_PAYLOAD' | 'VALIDATION_FAILED' = 'MALFORMED_PAYLOAD',
-  ) {}
-
-  toError(): ContractError {
-    return this.code === 'MALFORMED_PAYLOAD'
-      ? new ContractError('MALFORMED_PAYLOAD', `The message body is not valid JSON: ${this.reason}`)
-      : new ContractError('VALIDATION_FAILED', this.reason);
+  ) {
+    super(
+      code === 'MALFORMED_PAYLOAD'
+        ? new ContractError('MALFORMED_PAYLOAD', `The message body is not valid JSON: ${reason}`)
+        : new ContractError('VALIDATION_FAILED', reason),
+    );
   }
 }
 

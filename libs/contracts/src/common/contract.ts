@@ -10,16 +10,35 @@ export type PayloadClass<T = unknown> = new (...args: never[]) => T;
 export type ContractOwner =
   'registry' | 'discovery' | 'chat' | 'scheduler' | 'agent' | 'gateway' | 'agent-host' | 'adapters';
 
+/**
+ * Where a request says who acts. The acting agent is the subject token that only that agent may publish on (the
+ * broker enforces `ioa.agent.<its id>.…`), never a field the sender fills: a payload field that repeats the actor is
+ * filled from the subject when absent and refused (FORBIDDEN) when it names someone else.
+ */
+export interface ActorDeclaration {
+  /** Index of the subject token that is the acting agent's id (`ioa.agent.<id>.…` is 2). */
+  readonly subjectToken: number;
+  /** Payload fields that name the actor. */
+  readonly payloadFields: readonly string[];
+}
+
 export interface RequestContract<Request, Response> {
   readonly kind: 'request';
   /** WIRE CONSTANT: never change a published subject; publish a new version instead. */
   readonly subject: string;
+  /**
+   * The service that serves the subject (and may subscribe to it). For `ioa.agent.*.…` subjects that an agent
+   * serves itself (its tasks), `agent`; for those an agent acts on (its heartbeat, moves, reports), the service
+   * that serves them.
+   */
   readonly owner: ContractOwner;
   readonly request: PayloadClass<Request>;
   readonly response: PayloadClass<Response>;
   readonly summary: string;
   /** Contract version in which this subject first appeared. */
   readonly since: string;
+  /** Present on subjects where the subject says who acts. */
+  readonly actor?: ActorDeclaration;
 }
 
 export interface EventContract<Payload> {
@@ -65,7 +84,15 @@ export function requestContract<Request, Response>(
   definition: Omit<RequestContract<Request, Response>, 'kind'>,
 ): RequestContract<Request, Response> {
   assertSubject(definition.subject);
+  if (definition.actor && definition.subject.split('.')[definition.actor.subjectToken] !== '*') {
+    throw new Error(`${definition.subject}: the actor's token ${definition.actor.subjectToken} must be a "*"`);
+  }
   return Object.freeze({ kind: 'request', ...definition });
+}
+
+/** The agent a subject names as the actor (`ioa.agent.<id>.heartbeat.v1` → `<id>`), for a contract that has one. */
+export function actorOfSubject(contract: { actor?: ActorDeclaration }, subject: string): string | undefined {
+  return contract.actor ? subject.split('.')[contract.actor.subjectToken] : undefined;
 }
 
 export function eventContract<Payload>(definition: Omit<EventContract<Payload>, 'kind'>): EventContract<Payload> {
