@@ -1,4 +1,5 @@
 import { ALL_CONTRACTS, actorOfSubject, ContractError, type RequestContract } from '@ioa/contracts';
+import { isUUID } from 'class-validator';
 import { RefusedPayload } from './wire.js';
 
 /** The longest part of a refused field's value quoted back: enough to recognise it, never a large echo. */
@@ -18,7 +19,18 @@ export function bodyWithActor(
   body: unknown,
 ): unknown {
   const actor = actorOfSubject(contract, subject);
-  if (actor === undefined || !isPlainObject(body)) return body;
+  if (actor === undefined || body instanceof RefusedPayload) return body;
+  // Agent ids are UUIDs everywhere (an identity's JWT is named by one); a broker without authentication would let
+  // any token through.
+  if (!isUUID(actor)) {
+    const quoted = JSON.stringify(actor).slice(0, QUOTED_VALUE_CHARS);
+    return new RefusedPayload(
+      new ContractError('VALIDATION_FAILED', `The subject's agent id ${quoted} is not a UUID`, [
+        { property: 'subject', constraints: ['the agent token of the subject must be a UUID'] },
+      ]),
+    );
+  }
+  if (!isPlainObject(body)) return body;
   const filled: Record<string, unknown> = { ...body };
   for (const field of contract.actor?.payloadFields ?? []) {
     const named = filled[field];

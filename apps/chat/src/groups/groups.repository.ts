@@ -144,6 +144,11 @@ export class GroupsRepository {
     });
   }
 
+  /** Whether the agent is one of the group's members (an absent group has none). */
+  async isMember(groupId: string, agentId: string): Promise<boolean> {
+    return this.dataSource.manager.exists(GroupMemberEntity, { where: { groupId, agentId } });
+  }
+
   /** A cheap look before the sweeper opens transactions: is any turn deadline passed? (Partial deadline index, no lock.) */
   async hasOverdueTurn(now: Date): Promise<boolean> {
     return this.dataSource.manager.exists(GroupEntity, { where: { turnDeadline: LessThanOrEqual(now) } });

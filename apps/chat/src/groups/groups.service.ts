@@ -105,6 +105,16 @@ export class GroupsService {
     return toGroupV1(record);
   }
 
+  /**
+   * Refuses an agent that is not a member of the group. A group that does not exist is refused the same way, so the
+   * answer tells an outsider nothing about which groups exist.
+   */
+  async assertMember(groupId: string, agentId: string): Promise<void> {
+    if (!(await this.groups.isMember(groupId, agentId))) {
+      throw new ContractError('FORBIDDEN', `Agent ${agentId} is not a member of group ${groupId}`, { groupId });
+    }
+  }
+
   async listMessages(request: ListMessagesV1Request): Promise<ListMessagesV1Response> {
     const lastSeq = await this.groups.lastSeq(request.groupId);
     if (lastSeq === null) throw ContractError.notFound('Group', request.groupId);

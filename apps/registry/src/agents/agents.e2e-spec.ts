@@ -11,6 +11,11 @@ import {
   GetAgentIdentityV1,
   IssueAgentIdentityV1,
   RevokeAgentIdentityV1,
+  RegisterOwnAgentV1,
+  HeartbeatOwnAgentV1,
+  UpdateOwnAgentV1,
+  DeregisterOwnAgentV1,
+  subjectFor,
   GetAgentV1,
   HeartbeatAgentV1,
   ListAgentsV1,
@@ -332,6 +337,24 @@ describe('the agent registry over NATS', () => {
   });
 
   describe('malformed payloads', () => {
+    /** Whether `body` is an object with a field that names the actor, on a subject that names one. */
+    const namesAnActor = (contract: RequestContract<unknown, unknown>, body: string): boolean => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        return false;
+      }
+      return (
+        typeof parsed === 'object' &&
+        parsed !== null &&
+        (contract.actor?.payloadFields ?? []).some((field) => field in parsed)
+      );
+    };
+    /** An agent's own subjects are addressed: they are asked on `ioa.agent.<an agent id>.…`. */
+    const concreteSubject = (contract: RequestContract<unknown, unknown>) =>
+      contract.subject.includes('*') ? subjectFor(contract, UNKNOWN_ID) : contract.subject;
+
     const registrySubjects = ALL_CONTRACTS.filter(
       (contract): contract is RequestContract<unknown, unknown> =>
         contract.kind === 'request' && contract.owner === 'registry' && contract !== RegistryHealthV1,
@@ -351,6 +374,10 @@ describe('the agent registry over NATS', () => {
           IssueAgentIdentityV1,
           GetAgentIdentityV1,
           RevokeAgentIdentityV1,
+          RegisterOwnAgentV1,
+          HeartbeatOwnAgentV1,
+          UpdateOwnAgentV1,
+          DeregisterOwnAgentV1,
         ]
           .map((contract) => contract.subject)
           .sort(),
@@ -371,11 +398,13 @@ describe('the agent registry over NATS', () => {
       ],
     ])('answers %s on every registry subject with a structured error, and keeps serving', async (_, body, code) => {
       for (const contract of registrySubjects) {
-        const reply = await rawRequest(external, contract.subject, body);
+        const reply = await rawRequest(external, concreteSubject(contract), body);
+        // On an agent's own subject, an `id` that is not the subject's agent names someone else: FORBIDDEN first.
+        const expected = namesAnActor(contract, body) ? 'FORBIDDEN' : code;
         expect({ subject: contract.subject, ok: reply.ok, code: reply.error?.code }).toEqual({
           subject: contract.subject,
           ok: false,
-          code,
+          code: expected,
         });
         expect(reply.error?.retryable).toBe(false);
         expect(typeof reply.error?.message).toBe('string');

@@ -38,21 +38,31 @@ export class AgentsService {
   /**
    * Registers a new agent, or — same name, same owner — updates its card. Either way it counts as a heartbeat.
    * The same name under another owner is a CONFLICT. Naturally idempotent: sending the same card twice leaves one
-   * agent with one revision.
+   * agent with one revision. `ownId` is the id of an agent registering itself (its identity's): the card gets that
+   * id, and the same name under another id is a CONFLICT.
    */
-  async register(request: RegisterAgentV1Request): Promise<RegisterAgentV1Response> {
+  async register(request: RegisterAgentV1Request, ownId?: string): Promise<RegisterAgentV1Response> {
     assertUniqueSkillIds(request.skills);
     const fields = cardFieldsOf(request);
     const { agent, created } = await this.agents.transaction(async (transaction) => {
       for (let attempt = 0; attempt < REGISTER_ATTEMPTS; attempt++) {
         const existing = await transaction.lockByName(request.name);
-        if (existing) {
-          return { agent: await this.reRegister(transaction, existing, request.owner, fields), created: false };
+        if (existing && ownId !== undefined && existing.id !== ownId) {
+          throw new ContractError(
+            'CONFLICT',
+            `Agent name "${existing.name}" is already registered by another agent; choose another name`,
+            { name: existing.name },
+          );
+        }
+        // An agent registering under its own id may also have changed its name since.
+        const own = existing ?? (ownId === undefined ? null : await transaction.lockById(ownId));
+        if (own) {
+          return { agent: await this.reRegister(transaction, own, request.owner, fields), created: false };
         }
         await this.checkAgentQuota(transaction, request.owner);
         const now = await transaction.now();
         const fresh = Object.assign(new AgentEntity(), {
-          id: randomUUID(),
+          id: ownId ?? randomUUID(),
           ...entityColumnsOf(fields),
           owner: request.owner,
           status: 'online',

@@ -4,11 +4,12 @@ import { PlanningModule } from '../planning/planner.js';
 import { TaskBriefs } from './task-briefs.js';
 import { TaskDispatcher } from './task-dispatcher.js';
 import { TasksController } from './tasks.controller.js';
+import { AgentTasksController } from './agent-tasks.controller.js';
 import { TasksService } from './tasks.service.js';
 
 @Module({
   imports: [LifecycleModule, PlanningModule],
-  controllers: [TasksController],
+  controllers: [TasksController, AgentTasksController],
   providers: [TasksService, TaskDispatcher, TaskBriefs],
   exports: [TasksService, TaskDispatcher],
 })
