@@ -57,6 +57,12 @@ describe('the actor comes from the subject', () => {
     );
   });
 
+  it('refuses a subject whose agent token is not an agent id', () => {
+    const error = refusal(bodyWithActor(HeartbeatOwnAgentV1, 'ioa.agent.registry.heartbeat.v1', {}));
+    expect(error.code).toBe('VALIDATION_FAILED');
+    expect(error.message).toMatch(/"registry" is not a UUID/);
+  });
+
   it('leaves bodies it cannot read, and contracts without an actor, to validation', () => {
     const malformed = new MalformedPayload('Unexpected token');
     expect(bodyWithActor(ProposeOwnMoveV1, `ioa.agent.${AGENT_A}.move.propose.v1`, malformed)).toBe(malformed);
