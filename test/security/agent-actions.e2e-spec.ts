@@ -10,7 +10,10 @@ import {
   HeartbeatAgentV1,
   HeartbeatOwnAgentV1,
   ListOwnGroupMessagesV1,
+  MessagePostedToMemberV1,
+  MessagePostedV1,
   ProposeOwnMoveV1,
+  TurnGrantedToAgentV1,
   RegisterOwnAgentV1,
   ReportOwnTaskV1,
   subjectFor,
@@ -21,7 +24,7 @@ import {
   type RegisterAgentV1Response,
   type RequestContract,
 } from '@ioa/contracts';
-import { startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
+import { expectEventually, NatsPermissionProbe, startTestInfrastructure, type TestInfrastructure } from '@ioa/testing';
 import { RegistryModule } from '../../apps/registry/src/registry.module.js';
 import { ChatModule } from '../../apps/chat/src/chat.module.js';
 import { SchedulerModule } from '../../apps/scheduler/src/scheduler.module.js';
@@ -160,6 +163,20 @@ describe('agents act as themselves, on subjects that name them', () => {
   });
 
   it('lets members speak and read in their group, and nobody else', async () => {
+    const inbox = (agent: string, contract: { subject: string }) => {
+      const received: unknown[] = [];
+      connections.get(agent)!.subscribe(subjectFor(contract, agent), {
+        callback: (_error, message) => {
+          received.push(JSON.parse(decoder.decode(message.data)));
+        },
+      });
+      return received;
+    };
+    const aliceTurns = inbox(alice, TurnGrantedToAgentV1);
+    const bobTurns = inbox(bob, TurnGrantedToAgentV1);
+    const bobMessages = inbox(bob, MessagePostedToMemberV1);
+    const carolMessages = inbox(carol, MessagePostedToMemberV1);
+    for (const agent of [alice, bob, carol]) await connections.get(agent)!.flush();
     const goalId = randomUUID();
     const opened = await scheduler.request(
       CreateGroupV1.subject,
@@ -176,12 +193,32 @@ describe('agents act as themselves, on subjects that name them', () => {
     );
     const group = (JSON.parse(decoder.decode(opened.data)) as Envelope<GroupV1>).data!;
     expect(group.members.map((member) => member.agentId)).toEqual([alice, bob]);
+    // The leader is told it holds the first turn, on its own subject.
+    await expectEventually(() => aliceTurns.length === 1, { timeoutMs: 10_000, message: 'alice gets turn 1' });
+    expect(aliceTurns[0]).toMatchObject({ groupId: group.id, turn: 1, speakerId: alice });
 
     // A move as the turn holder, with `speakerId` left to the subject.
     const move = { groupId: group.id, turn: 1, type: 'discussion', content: 'Rain is likely.', nextSpeaker: bob };
     await refused(ask(bob, ProposeOwnMoveV1, bob, { ...move, speakerId: alice }), 'FORBIDDEN');
     await refusedByBroker(ask(bob, ProposeOwnMoveV1, alice, move));
     await allowed(ask(alice, ProposeOwnMoveV1, alice, move));
+    // Each member gets the message on its own subject, and the next speaker its turn; an outsider gets nothing, and
+    // may not listen on a member's subject.
+    await expectEventually(() => bobMessages.length >= 2 && bobTurns.length === 1, {
+      timeoutMs: 10_000,
+      message: 'bob gets the message and turn 2',
+    });
+    expect(bobMessages).toContainEqual(
+      expect.objectContaining({
+        message: expect.objectContaining({ content: 'Rain is likely.', senderId: alice, seq: 2 }),
+      }),
+    );
+    expect(bobTurns[0]).toMatchObject({ groupId: group.id, turn: 2, speakerId: bob });
+    const probe = new NatsPermissionProbe(connections.get(carol)!);
+    expect(await probe.subscribe(subjectFor(MessagePostedToMemberV1, bob))).toBe('refused');
+    expect(await probe.subscribe(MessagePostedV1.subject)).toBe('refused');
+    tally.refused += 2;
+    expect(carolMessages).toEqual([]);
 
     const page = await allowed<ListMessagesV1Response>(
       ask(bob, ListOwnGroupMessagesV1, bob, { groupId: group.id, afterSeq: 0 }),

@@ -1,6 +1,7 @@
 import type { AnyContract } from './common/contract.js';
 import { AssignTaskV1, TaskCanceledV1 } from './agent/agent.v1.js';
 import { AGENT_ACTION_CONTRACTS } from './agent/agent-actions.v1.js';
+import { MessagePostedToMemberV1, TurnGrantedToAgentV1 } from './agent/agent-deliveries.v1.js';
 import {
   DeregisterAdaptedAgentV1,
   GetAdaptedAgentV1,
@@ -130,6 +131,8 @@ export const ALL_CONTRACTS: readonly AnyContract[] = [
   AssignTaskV1,
   TaskCanceledV1,
   ...AGENT_ACTION_CONTRACTS,
+  TurnGrantedToAgentV1,
+  MessagePostedToMemberV1,
   AdaptersHealthV1,
   RegisterAdaptedAgentV1,
   UpdateAdaptedAgentV1,

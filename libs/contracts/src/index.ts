@@ -24,5 +24,6 @@ export * from './scheduler/goal-list.v1.js';
 export * from './chat/group-list.v1.js';
 export * from './agent/agent.v1.js';
 export * from './agent/agent-actions.v1.js';
+export * from './agent/agent-deliveries.v1.js';
 export * from './adapters/adapters.v1.js';
 export * from './catalog.js';

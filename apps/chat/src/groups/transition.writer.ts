@@ -2,10 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   GroupStateChangedV1,
+  MessagePostedToMemberV1,
   MessagePostedV1,
+  subjectFor,
   TasksAssignedV1,
+  TurnGrantedToAgentV1,
   TurnGrantedV1,
+  type EventContract,
   type MessagePostedV1Event,
+  type TurnGrantedV1Event,
 } from '@ioa/contracts';
 import { outboxMessage, type OutboxMessage } from '@ioa/database';
 import { chatConfig, type ChatConfig } from '../chat.config.js';
@@ -133,6 +138,10 @@ export class TransitionWriter {
       const usage = transition.messages[index].usage;
       if (usage) event.usage = usage;
       events.push(outboxMessage(MessagePostedV1, event, eventIds.message(group.id, message.seq)));
+      const factId = eventIds.message(group.id, message.seq);
+      for (const member of record.members) {
+        events.push(...delivery(MessagePostedToMemberV1, event, member.agentId, factId));
+      }
     }
     const { assignment } = transition;
     if (assignment) {
@@ -169,30 +178,36 @@ export class TransitionWriter {
     }
     if (transition.grant) {
       const recent = await transaction.recentMessages(group.id, this.config.turnWindowMessages);
-      events.push(
-        outboxMessage(
-          TurnGrantedV1,
-          {
-            groupId: group.id,
-            goalId: group.goalId,
-            goal: group.goal,
-            turn: group.turn,
-            maxTurns: group.maxTurns,
-            speakerId: transition.grant.speakerId,
-            leaderId: group.leaderId,
-            mustConclude: transition.grant.mustConclude,
-            reason: transition.grant.reason,
-            deadline: group.turnDeadline!.toISOString(),
-            members: record.members.map(toGroupMemberV1),
-            recentMessages: boundWindow(recent.map(toChatMessageV1), this.config.turnWindowChars),
-            tasks: boundLedger(view.tasks),
-          },
-          eventIds.turn(group.id, group.turn),
-        ),
-      );
+      const grant: TurnGrantedV1Event = {
+        groupId: group.id,
+        goalId: group.goalId,
+        goal: group.goal,
+        turn: group.turn,
+        maxTurns: group.maxTurns,
+        speakerId: transition.grant.speakerId,
+        leaderId: group.leaderId,
+        mustConclude: transition.grant.mustConclude,
+        reason: transition.grant.reason,
+        deadline: group.turnDeadline!.toISOString(),
+        members: record.members.map(toGroupMemberV1),
+        recentMessages: boundWindow(recent.map(toChatMessageV1), this.config.turnWindowChars),
+        tasks: boundLedger(view.tasks),
+      };
+      events.push(outboxMessage(TurnGrantedV1, grant, eventIds.turn(group.id, group.turn)));
+      events.push(...delivery(TurnGrantedToAgentV1, grant, grant.speakerId, eventIds.turn(group.id, group.turn)));
     }
     return events;
   }
+}
+
+/**
+ * The same fact delivered to one agent on its own subject (core NATS, which de-duplicates nothing: the message id
+ * only keeps the outbox's rows apart). An id that cannot be a subject token (an upper-case UUID some caller gave
+ * chat) names no agent identity, so nobody could read it there: it gets no delivery.
+ */
+function delivery<T>(contract: EventContract<T>, payload: T, agentId: string, factId: string): OutboxMessage[] {
+  if (!/^[a-z0-9-]+$/.test(agentId)) return [];
+  return [outboxMessage(contract, payload, `${factId}:to:${agentId}`, { subject: subjectFor(contract, agentId) })];
 }
 
 function ledgerColumns(ledger: LedgerTask, now: Date) {
