@@ -6,5 +6,6 @@
 // class-transformer's @Type in the contract classes needs the Reflect metadata API, loaded before they are.
 import 'reflect-metadata';
 export * from './ioa-agent.js';
+export * from './agent-identity.js';
 export { violationsOf, type Violation } from './nats-wire.js';
 export * from './conformance/run-conformance.js';

@@ -1,17 +1,30 @@
 // class-transformer's @Type in the contract classes needs the Reflect metadata API, loaded before they are.
 import 'reflect-metadata';
-import { connect, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import {
+  connect,
+  jwtAuthenticator,
+  type ConnectionOptions,
+  type Msg,
+  type NatsConnection,
+  type Subscription,
+} from '@nats-io/transport-node';
 import {
   ContractError,
   DeregisterAgentV1,
+  DeregisterOwnAgentV1,
   HeartbeatAgentV1,
+  HeartbeatOwnAgentV1,
   ProposeMoveV1,
+  ProposeOwnMoveV1,
   RegisterAgentV1,
+  RegisterOwnAgentV1,
+  ReportOwnTaskV1,
   ReportTaskV1,
   AssignTaskV1,
   TaskAssignmentV1Request,
   TaskCanceledV1,
   TaskCanceledV1Event,
+  TurnGrantedToAgentV1,
   TurnGrantedV1,
   TurnGrantedV1Event,
   subjectFor,
@@ -19,7 +32,9 @@ import {
   type MoveV1,
   type RegisterAgentV1Request,
   type ReportTaskV1Request,
+  type RequestContract,
 } from '@ioa/contracts';
+import { inboxPrefixOf, type AgentIdentity } from './agent-identity.js';
 import { decodeJson, parsePayload, requestOnContract, respondError, respondOk } from './nats-wire.js';
 
 /**
@@ -65,10 +80,21 @@ export interface AgentLogEntry {
 }
 
 export interface IoaAgentOptions {
-  /** NATS server URL(s), e.g. `nats://broker.example.org:4222`. Ignored when `connection` is given. */
+  /**
+   * NATS server URL(s), e.g. `nats://broker.example.org:4222`; by default the identity's `natsUrls`, else the local
+   * broker. Ignored when `connection` is given.
+   */
   servers?: string | string[];
   /** An existing connection to share; the agent then never closes it. */
   connection?: NatsConnection;
+  /**
+   * The agent's own NATS identity (`requestAgentIdentity`, or `agentIdentityFromCreds`). With it the agent connects
+   * as its own NATS user and acts on its own subjects (`ioa.agent.<id>.register.v1`, `.heartbeat.v1`,
+   * `.task.report.v1`, `.move.propose.v1`; turns arrive on `.turn.granted.v1`), which is what a broker with
+   * authentication allows an agent. Without it the agent uses the services' subjects, which only a broker without
+   * authentication (a test or a lab) lets it use.
+   */
+  identity?: AgentIdentity;
   card: AgentCardInput;
   onTask: TaskHandler;
   /**
@@ -155,7 +181,14 @@ export class IoaAgent {
     if (this.options.connection) {
       this.connection = this.options.connection;
     } else {
-      const servers = this.options.servers ?? 'nats://127.0.0.1:4222';
+      const servers = this.options.servers ?? this.options.identity?.natsUrls ?? 'nats://127.0.0.1:4222';
+      const identity = this.options.identity;
+      const credentials: Partial<ConnectionOptions> = identity
+        ? {
+            authenticator: jwtAuthenticator(identity.jwt, new TextEncoder().encode(identity.seed)),
+            inboxPrefix: inboxPrefixOf(identity),
+          }
+        : {};
       // Never give up reconnecting: an agent outlives broker restarts and network cuts.
       this.connection = await connect({
         servers,
@@ -163,6 +196,7 @@ export class IoaAgent {
         maxReconnectAttempts: -1,
         reconnectTimeWait: 1000,
         waitOnFirstConnect: true,
+        ...credentials,
       });
       this.ownsConnection = true;
     }
@@ -190,9 +224,7 @@ export class IoaAgent {
     let waitMs = REGISTRATION_BACKOFF_MS.first;
     for (;;) {
       try {
-        const reply = await requestOnContract(this.connection, RegisterAgentV1, this.registrationBody(), {
-          timeoutMs: this.timeoutMs,
-        });
+        const reply = await this.act(RegisterAgentV1, RegisterOwnAgentV1, this.registrationBody());
         this.adoptCard(reply.agent, reply.heartbeatTtlSeconds);
         // The registry has just made the agent findable: get its task subscriptions live at the server at once.
         await this.connection.flush();
@@ -223,8 +255,10 @@ export class IoaAgent {
       }),
     );
     if (this.options.onTurn) {
+      // With an identity, chat delivers the agent's own turns to it; without, the agent filters the stream subject.
+      const turns = this.options.identity ? subjectFor(TurnGrantedToAgentV1, card.id) : TurnGrantedV1.subject;
       this.subscriptions.push(
-        this.connection.subscribe(TurnGrantedV1.subject, {
+        this.connection.subscribe(turns, {
           callback: (_error, message) => void this.onTurnGranted(message),
         }),
       );
@@ -244,14 +278,7 @@ export class IoaAgent {
   async heartbeat(): Promise<void> {
     if (this.stopping) return;
     try {
-      const reply = await requestOnContract(
-        this.connection,
-        HeartbeatAgentV1,
-        { id: this.card.id },
-        {
-          timeoutMs: this.timeoutMs,
-        },
-      );
+      const reply = await this.act(HeartbeatAgentV1, HeartbeatOwnAgentV1, { id: this.card.id });
       this.ttlSeconds = reply.heartbeatTtlSeconds;
     } catch (error) {
       if (error instanceof ContractError && error.code === 'NOT_FOUND') {
@@ -341,7 +368,7 @@ export class IoaAgent {
     const body: ReportTaskV1Request = { taskId: task.taskId, agentId: this.card.id, ...outcome };
     for (let attempt = 1; ; attempt += 1) {
       try {
-        await requestOnContract(this.connection, ReportTaskV1, body, { timeoutMs: this.timeoutMs });
+        await this.act(ReportTaskV1, ReportOwnTaskV1, body);
         return;
       } catch (error) {
         if (error instanceof ContractError && (error.code === 'INVALID_STATE' || error.code === 'NOT_FOUND')) {
@@ -377,23 +404,39 @@ export class IoaAgent {
       this.log({ level: 'warn', message: `ignored an invalid turn grant: ${describe(error)}` });
       return;
     }
-    // One subject carries the grants of every group.
+    // Without an identity, one subject carries the grants of every group.
     if (turn.speakerId !== this.card.id) return;
     // After the deadline the turn has passed on: a move would only be refused.
     const signal = AbortSignal.timeout(Math.max(0, Date.parse(turn.deadline) - Date.now()));
     try {
       const move = await onTurn(turn, { signal });
       if (!move || signal.aborted) return;
-      await requestOnContract(
-        this.connection,
-        ProposeMoveV1,
-        { ...move, groupId: turn.groupId, speakerId: this.card.id, turn: turn.turn },
-        { timeoutMs: this.timeoutMs },
-      );
+      await this.act(ProposeMoveV1, ProposeOwnMoveV1, {
+        ...move,
+        groupId: turn.groupId,
+        speakerId: this.card.id,
+        turn: turn.turn,
+      });
     } catch (error) {
       // A refused move says why (INVALID_STATE, FORBIDDEN); the turn then times out and passes on.
       this.log({ level: 'warn', message: `move in group ${turn.groupId} not accepted: ${describe(error)}` });
     }
+  }
+
+  /**
+   * One action of the agent: on its own subject (`ioa.agent.<id>.…`) when it has an identity, on the service's
+   * subject otherwise. Both take the same payload.
+   */
+  private act<Request, Response>(
+    shared: RequestContract<Request, Response>,
+    own: RequestContract<Request, Response>,
+    body: Request,
+  ): Promise<Response> {
+    const agentId = this.options.identity?.agentId;
+    return requestOnContract(this.connection, shared, body, {
+      timeoutMs: this.timeoutMs,
+      subject: agentId === undefined ? shared.subject : subjectFor(own, agentId),
+    });
   }
 
   // -------------------------------------------------------------------------------------------------------------
@@ -414,21 +457,18 @@ export class IoaAgent {
     await Promise.race([finished, delay(graceMs)]);
     for (const [taskId, task] of this.running) {
       task.controller.abort(new Error('the agent is shutting down'));
-      await requestOnContract(
-        this.connection,
-        ReportTaskV1,
-        { taskId, agentId: this.card.id, state: 'failed', content: 'The agent shut down before finishing the task.' },
-        { timeoutMs: this.timeoutMs },
-      ).catch(() => undefined);
+      await this.act(ReportTaskV1, ReportOwnTaskV1, {
+        taskId,
+        agentId: this.card.id,
+        state: 'failed',
+        content: 'The agent shut down before finishing the task.',
+      }).catch(() => undefined);
     }
     for (const subscription of this.subscriptions.splice(0)) subscription.unsubscribe();
     if (options.deregister) {
-      await requestOnContract(
-        this.connection,
-        DeregisterAgentV1,
-        { id: this.card.id, owner: this.card.owner },
-        { timeoutMs: this.timeoutMs },
-      ).catch((error: unknown) => this.log({ level: 'warn', message: `deregistration failed: ${describe(error)}` }));
+      await this.act(DeregisterAgentV1, DeregisterOwnAgentV1, { id: this.card.id, owner: this.card.owner }).catch(
+        (error: unknown) => this.log({ level: 'warn', message: `deregistration failed: ${describe(error)}` }),
+      );
     }
     if (this.ownsConnection) await this.connection.drain();
   }
