@@ -12,7 +12,7 @@ import {
 } from '@ioa/contracts';
 import { expectEventually, NatsPermissionProbe, startTestInfrastructure, TEST_ADMIN_API_KEY } from '@ioa/testing';
 import type { TestInfrastructure } from '@ioa/testing';
-import { IoaAgent, requestAgentIdentity, type AgentIdentity } from '../../libs/agent-sdk/src/index.js';
+import { IoaAgent, requestAgentIdentity, type AgentIdentity } from '@ioa/agent-sdk';
 import { createGatewayApp } from '../../apps/gateway/src/gateway.app.js';
 import { GOAL_SERVICES, startServices } from '../support/platform-services.js';
 
@@ -98,9 +98,9 @@ describe('an external agent joins with its own credentials', () => {
           endpoint: { kind: 'nats' },
           skills: [{ id: 'tides', name: 'Tide tables', description: 'Tells the high and low tide times of a harbour' }],
         },
-        onTask: async (task) => {
+        onTask: (task) => {
           assignments.push(task);
-          return TIDES;
+          return Promise.resolve(TIDES);
         },
       });
       expect(oracle.id).toBe(oracleIdentity.agentId);
