@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { IoaAgent, type AgentCardInput, type AgentLogEntry } from '@ioa/agent-sdk';
+import { IoaAgent, type AgentCardInput, type AgentIdentity, type AgentLogEntry } from '@ioa/agent-sdk';
 
 /**
  * The SDK's example agent: a weather oracle. It registers, stays online, answers each task with a (made-up)
@@ -29,6 +29,11 @@ export interface WeatherAgentOptions {
   name?: string;
   /** Take its own turns (registers with `metadata.communicator: 'self'`). */
   speaksForItself?: boolean;
+  /**
+   * Its own NATS identity (what a broker with authentication requires): the card then registers under the
+   * identity's id, owned by the identity's account.
+   */
+  identity?: AgentIdentity;
   /** How long "looking at the sky" takes. Default 300 ms. */
   workMs?: number;
   log?: (entry: AgentLogEntry) => void;
@@ -44,7 +49,12 @@ export function startWeatherAgent(options: WeatherAgentOptions): Promise<IoaAgen
   const workMs = options.workMs ?? 300;
   return IoaAgent.start({
     servers: options.servers,
-    card: { ...WEATHER_CARD, name: options.name ?? WEATHER_CARD.name },
+    identity: options.identity,
+    card: {
+      ...WEATHER_CARD,
+      name: options.name ?? WEATHER_CARD.name,
+      owner: options.identity?.accountId ?? WEATHER_CARD.owner,
+    },
     log: options.log,
     onTask: async (task, context) => {
       await context.progress(`Looking at the sky for: ${task.brief.abstract}`);

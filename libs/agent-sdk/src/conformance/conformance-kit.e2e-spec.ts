@@ -1,6 +1,13 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { startNatsServer, type EmbeddedNats } from '@ioa/embedded';
+import { issueTestAgentCreds } from '@ioa/testing';
+import { provisionTrust } from '@ioa/trust';
+import { agentIdentityFromCreds } from '../agent-identity.js';
 import { startWeatherAgent } from '../../../../examples/weather-agent/weather-agent.js';
 import { startDocsOnlyAgent } from './testing/docs-only-agent.testing.js';
 import { CONFORMANCE_RULES, runConformance, type RuleResult } from './run-conformance.js';
@@ -34,6 +41,27 @@ describe('the conformance kit', () => {
     await agent.stop();
     expect(results.map((result) => result.id)).toEqual(CONFORMANCE_RULES.map((rule) => rule.id));
     expect(results.filter((result) => result.status !== 'pass')).toEqual([]);
+  });
+
+  it('passes the SDK example agent acting on its own subjects with an identity from a creds file', async () => {
+    // Real credentials (a user JWT named by the agent id, signed as the registry signs them); this broker does not
+    // check them, the kit plays the platform on the agent's own `ioa.agent.<id>.…` subjects.
+    const trustRoot = mkdtempSync(join(tmpdir(), 'ioa-conformance-trust-'));
+    try {
+      await provisionTrust(trustRoot);
+      const agentId = randomUUID();
+      const identity = agentIdentityFromCreds(await issueTestAgentCreds(trustRoot, agentId));
+      expect(identity.agentId).toBe(agentId);
+      const starting = startWeatherAgent({ servers: nats.url, name: 'weather-own', speaksForItself: true, identity });
+      const results = await runConformance({ connection: kit, agent: 'weather-own', ttlSeconds: 3 });
+      const agent = await starting;
+      await agent.stop();
+      // It registered on its own subject (the kit gave the card the subject's id) and passed every rule there.
+      expect(agent.id).toBe(agentId);
+      expect(results.filter((result) => result.status !== 'pass')).toEqual([]);
+    } finally {
+      rmSync(trustRoot, { recursive: true, force: true });
+    }
   });
 
   it('skips the turn rules for an agent the platform speaks for, and passes the rest', async () => {

@@ -9,6 +9,7 @@ import {
   ReportTaskV1Request,
   TaskAssignmentV1Response,
   TaskCanceledV1,
+  TurnGrantedToAgentV1,
   TurnGrantedV1,
   subjectFor,
   type TaskAssignmentV1Request,
@@ -411,7 +412,10 @@ class ConformanceSession {
     const since = Date.now();
     const ownGrant = this.grant(this.agentId, ownGroup);
     this.connection.publish(TurnGrantedV1.subject, encodeJson(this.grant(randomUUID(), otherGroup)));
+    // The grant goes where either kind of agent listens: the stream subject (an agent without an identity filters
+    // it by speakerId) and the agent's own subject (one with an identity is delivered its turns there).
     this.connection.publish(TurnGrantedV1.subject, encodeJson(ownGrant));
+    this.connection.publish(subjectFor(TurnGrantedToAgentV1, this.agentId), encodeJson(ownGrant));
     const movesIn = (groupId: string) =>
       this.platform.of('move', since).filter((observation) => observation.body.groupId === groupId);
     const move = await until(() => movesIn(ownGroup)[0], Date.parse(ownGrant.deadline) - Date.now());

@@ -3,13 +3,19 @@ import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import {
+  actorOfSubject,
   ContractError,
   HeartbeatAgentV1,
+  HeartbeatOwnAgentV1,
   ProposeMoveV1,
+  ProposeOwnMoveV1,
   RegisterAgentV1,
+  RegisterOwnAgentV1,
+  ReportOwnTaskV1,
   ReportTaskV1,
   type AgentCardV1,
   type RegisterAgentV1Response,
+  type RequestContract,
 } from '@ioa/contracts';
 import { decodeJson, respondError, respondOk } from '../nats-wire.js';
 
@@ -18,9 +24,19 @@ export interface Observation {
   at: number;
   kind: 'register' | 'heartbeat' | 'report' | 'move';
   body: Record<string, unknown>;
+  /** The agent the subject named, when the agent acted on its own subject (`ioa.agent.<id>.…`). */
+  actor?: string;
   /** What the kit answered: `ok`, or the error code. */
   answer: string;
 }
+
+/** The agent's own subjects, by what the kit observes on them (only those whose subject is not the service's). */
+const OWN_SUBJECTS: Record<Observation['kind'], RequestContract<unknown, unknown>> = {
+  register: RegisterOwnAgentV1,
+  heartbeat: HeartbeatOwnAgentV1,
+  report: ReportOwnTaskV1,
+  move: ProposeOwnMoveV1,
+};
 
 /** How the stand-in registry treats heartbeats right now. */
 export type HeartbeatMode = 'answer' | 'not-found-once' | 'silent';
@@ -45,13 +61,22 @@ export class StandInPlatform {
     readonly ttlSeconds: number,
   ) {}
 
+  /**
+   * Serves both ways an agent acts: the services' subjects (an agent without an identity) and its own
+   * `ioa.agent.<id>.…` subjects (an agent with one), where the subject names the actor as the platform reads it.
+   */
   async open(): Promise<void> {
-    const serve = (subject: string, handler: (message: Msg) => void) =>
-      this.subscriptions.push(this.connection.subscribe(subject, { callback: (_error, message) => handler(message) }));
-    serve(RegisterAgentV1.subject, (message) => this.onRegister(message));
-    serve(HeartbeatAgentV1.subject, (message) => this.onHeartbeat(message));
-    serve(ReportTaskV1.subject, (message) => this.onReport(message));
-    serve(ProposeMoveV1.subject, (message) => this.onMove(message));
+    const serve = (shared: { subject: string }, own: { subject: string }, handler: (message: Msg) => void) => {
+      for (const subject of [shared.subject, own.subject]) {
+        this.subscriptions.push(
+          this.connection.subscribe(subject, { callback: (_error, message) => handler(message) }),
+        );
+      }
+    };
+    serve(RegisterAgentV1, RegisterOwnAgentV1, (message) => this.onRegister(message));
+    serve(HeartbeatAgentV1, HeartbeatOwnAgentV1, (message) => this.onHeartbeat(message));
+    serve(ReportTaskV1, ReportOwnTaskV1, (message) => this.onReport(message));
+    serve(ProposeMoveV1, ProposeOwnMoveV1, (message) => this.onMove(message));
     await this.connection.flush();
   }
 
@@ -77,8 +102,16 @@ export class StandInPlatform {
       respondError(message, error);
       return undefined;
     }
-    const object = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
-    this.observations.push({ at: Date.now(), kind, body: object, answer: 'ok' });
+    const object = typeof body === 'object' && body !== null ? { ...(body as Record<string, unknown>) } : {};
+    // A subject without a `*` in the actor's place names nobody: the services' subjects.
+    const actor = message.subject.startsWith('ioa.agent.')
+      ? actorOfSubject(OWN_SUBJECTS[kind], message.subject)
+      : undefined;
+    // On its own subject the actor is the subject's agent: an absent actor field means it.
+    if (actor !== undefined) {
+      for (const field of OWN_SUBJECTS[kind].actor?.payloadFields ?? []) object[field] ??= actor;
+    }
+    this.observations.push({ at: Date.now(), kind, body: object, answer: 'ok', ...(actor ? { actor } : {}) });
     return object;
   }
 
@@ -97,7 +130,9 @@ export class StandInPlatform {
     if (!body) return;
     const name = typeof body.name === 'string' ? body.name : 'unnamed';
     const created = !this.ids.has(name);
-    if (created) this.ids.set(name, randomUUID());
+    // An agent with an identity registers under its identity's id, as the registry does.
+    const actor = this.observations.at(-1)?.actor;
+    if (created || actor !== undefined) this.ids.set(name, actor ?? randomUUID());
     const now = new Date().toISOString();
     const agent = {
       ...(body as object),
