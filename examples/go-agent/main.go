@@ -9,10 +9,15 @@
 //	GOPATH=/usr/share/gocode GO111MODULE=off go build -o go-agent ./examples/go-agent
 //
 // Settings (environment): NATS_URL (default nats://127.0.0.1:4222), AGENT_NAME (default unit-converter),
-// AGENT_OWNER, WORK_MS (how long a task takes, default 500; progress is reported every second of it).
+// AGENT_OWNER, WORK_MS (how long a task takes, default 500; progress is reported every second of it), and
+// AGENT_CREDS: the creds file of the agent's own NATS identity, which a broker with authentication requires
+// (docs/contract.md, "Joining as an external agent"). With it the agent connects as its own user, reads its replies
+// under _INBOX.<agent id>, and acts on its own subjects (ioa.agent.<id>.register.v1, .heartbeat.v1,
+// .task.report.v1); AGENT_OWNER must then be the identity's account.
 package main
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,9 +42,50 @@ const (
 	subjectReport    = "ioa.scheduler.task.report.v1"
 	taskSubject      = "ioa.agent.%s.task.v1"
 	canceledSubject  = "ioa.agent.%s.task-canceled.v1"
-	requestTimeout   = 5 * time.Second
-	shutdownGrace    = 10 * time.Second
+	// An agent with an identity acts on its own subjects: the subject, not a field, says who acts.
+	ownRegister    = "ioa.agent.%s.register.v1"
+	ownHeartbeat   = "ioa.agent.%s.heartbeat.v1"
+	ownReport      = "ioa.agent.%s.task.report.v1"
+	requestTimeout = 5 * time.Second
+	shutdownGrace  = 10 * time.Second
 )
+
+// subjects are where the agent sends its registration, heartbeats and reports.
+type subjects struct{ register, heartbeat, report string }
+
+// sharedSubjects are the services' subjects, which only a broker without authentication lets an agent use.
+var sharedSubjects = subjects{subjectRegister, subjectHeartbeat, subjectReport}
+
+func ownSubjects(agentID string) subjects {
+	return subjects{fmt.Sprintf(ownRegister, agentID), fmt.Sprintf(ownHeartbeat, agentID), fmt.Sprintf(ownReport, agentID)}
+}
+
+// agentIDOfCreds reads the agent id from a creds file: the `name` claim of its user JWT.
+func agentIDOfCreds(path string) (string, error) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	match := regexp.MustCompile(`-----BEGIN NATS USER JWT-----\s*([A-Za-z0-9_.=-]+)`).FindSubmatch(text)
+	if match == nil {
+		return "", fmt.Errorf("%s holds no user JWT", path)
+	}
+	parts := strings.Split(string(match[1]), ".")
+	if len(parts) != 3 {
+		return "", fmt.Errorf("%s: the user JWT is not three dot-separated parts", path)
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
+	if err != nil {
+		return "", fmt.Errorf("%s: the user JWT's claims are not base64url: %w", path, err)
+	}
+	var claims struct {
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(payload, &claims); err != nil || claims.Name == "" {
+		return "", fmt.Errorf("%s: the user JWT names no agent", path)
+	}
+	return claims.Name, nil
+}
 
 // errorBody is the error half of every reply envelope: {"ok": false, "error": {...}}.
 type errorBody struct {
@@ -132,9 +178,10 @@ func (a *assignment) violations() []violation {
 }
 
 type agent struct {
-	nc      *nats.Conn
-	card    card
-	workFor time.Duration
+	nc       *nats.Conn
+	card     card
+	workFor  time.Duration
+	subjects subjects
 
 	mu       sync.Mutex
 	id       string
@@ -203,7 +250,7 @@ func (a *agent) register() error {
 			} `json:"agent"`
 			HeartbeatTTLSeconds int `json:"heartbeatTtlSeconds"`
 		}
-		err := a.request(subjectRegister, a.card, &reply)
+		err := a.request(a.subjects.register, a.card, &reply)
 		if err == nil {
 			return a.adopt(reply.Agent.ID, time.Duration(reply.HeartbeatTTLSeconds)*time.Second)
 		}
@@ -247,7 +294,7 @@ func (a *agent) heartbeat() {
 	a.mu.Lock()
 	id := a.id
 	a.mu.Unlock()
-	err := a.request(subjectHeartbeat, map[string]string{"id": id}, nil)
+	err := a.request(a.subjects.heartbeat, map[string]string{"id": id}, nil)
 	if codeOf(err) == "NOT_FOUND" {
 		log.Printf("the registry no longer knows this agent; registering again")
 		if err := a.register(); err != nil {
@@ -349,7 +396,7 @@ func (a *agent) report(taskID, state, content string) (stop bool) {
 	a.mu.Unlock()
 	body := map[string]string{"taskId": taskID, "agentId": id, "state": state, "content": content}
 	for attempt := 1; ; attempt++ {
-		err := a.request(subjectReport, body, nil)
+		err := a.request(a.subjects.report, body, nil)
 		switch {
 		case err == nil:
 			return false
@@ -462,20 +509,32 @@ func main() {
 		log.Fatalf("WORK_MS must be a number of milliseconds, not %q", os.Getenv("WORK_MS"))
 	}
 	url := env("NATS_URL", nats.DefaultURL)
-	nc, err := nats.Connect(url,
+	options := []nats.Option{
 		nats.Name("ioa-go-agent"),
 		nats.MaxReconnects(-1), // an agent outlives broker restarts and network cuts
 		nats.ReconnectWait(time.Second),
 		nats.RetryOnFailedConnect(true),
-	)
+	}
+	on := sharedSubjects
+	if creds := os.Getenv("AGENT_CREDS"); creds != "" {
+		agentID, err := agentIDOfCreds(creds)
+		if err != nil {
+			log.Fatalf("AGENT_CREDS: %v", err)
+		}
+		// Its own user, its own inbox: the broker lets it read replies only under _INBOX.<agent id>.
+		options = append(options, nats.UserCredentials(creds), nats.CustomInboxPrefix("_INBOX."+agentID))
+		on = ownSubjects(agentID)
+	}
+	nc, err := nats.Connect(url, options...)
 	if err != nil {
 		log.Fatalf("cannot connect to %s: %v", url, err)
 	}
 	a := &agent{
-		nc:      nc,
-		workFor: time.Duration(workMs) * time.Millisecond,
-		running: map[string]chan struct{}{},
-		seen:    map[string]bool{},
+		nc:       nc,
+		subjects: on,
+		workFor:  time.Duration(workMs) * time.Millisecond,
+		running:  map[string]chan struct{}{},
+		seen:     map[string]bool{},
 		card: card{
 			Name:        env("AGENT_NAME", "unit-converter"),
 			Description: "Converts measurements between metric and imperial units: kilometres and miles, Celsius and Fahrenheit, kilograms and pounds.",
