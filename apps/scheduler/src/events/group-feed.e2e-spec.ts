@@ -12,6 +12,7 @@ import {
   type GroupV1,
   type MessagePostedV1Event,
 } from '@ioa/contracts';
+import pg from 'pg';
 import { expectEventually } from '@ioa/testing';
 import { anAgent, startScheduler, WRITER, type SchedulerHarness } from '../testing/scheduler-test-kit.js';
 
@@ -71,6 +72,25 @@ describe('group feed: the end of a conversation, delivered out of order', () => 
     };
   }
 
+  /**
+   * Chat's own record of the end the test is about to deliver: the scheduler believes a group's end only when chat
+   * says the same (it asks `ioa.chat.group.get.v1`), so the test, playing chat's side of the wire, writes chat's
+   * row as chat would have before publishing its events.
+   */
+  async function chatRecordsConclusion(group: GroupV1, lastSeq: number): Promise<void> {
+    const client = new pg.Client({ connectionString: harness.infrastructure.databaseUrl });
+    await client.connect();
+    try {
+      await client.query(
+        `UPDATE chat.groups SET state = 'concluded', conclusion = $2, last_seq = $3, current_speaker = NULL,
+           turn_deadline = NULL WHERE id = $1`,
+        [group.id, 'In order.', lastSeq],
+      );
+    } finally {
+      await client.end();
+    }
+  }
+
   async function publish(subject: string, event: object, id: string): Promise<void> {
     await jetstream(harness.external).publish(subject, JSON.stringify(event), { msgID: id });
   }
@@ -81,6 +101,7 @@ describe('group feed: the end of a conversation, delivered out of order', () => 
     const redeliveredBefore = await redeliveries();
 
     // The race as two consumers can resolve it: the conclusion first, then the last message, then the one before.
+    await chatRecordsConclusion(group, last);
     await publish(GroupStateChangedV1.subject, concluded(group, last), `${group.id}:state:test`);
     await publish(MessagePostedV1.subject, message(group, last, 'Concluding.'), `${group.id}:${last}`);
     await publish(MessagePostedV1.subject, message(group, last - 1, 'One more thought.'), `${group.id}:${last - 1}`);
@@ -104,6 +125,7 @@ describe('group feed: the end of a conversation, delivered out of order', () => 
   it('gives up on a message that never comes after the gap timeout, and logs it late if it comes after all', async () => {
     const { goalId, group } = await workingGoal();
     const last = group.lastSeq + 2;
+    await chatRecordsConclusion(group, last);
     await publish(GroupStateChangedV1.subject, concluded(group, last), `${group.id}:state:test`);
     await publish(MessagePostedV1.subject, message(group, last, 'Concluding.'), `${group.id}:${last}`);
 

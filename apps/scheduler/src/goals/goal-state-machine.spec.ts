@@ -396,6 +396,21 @@ describe('the group’s state', () => {
     }
   });
 
+  it('ignores a change of another group than the goal’s own (a forged or stray event)', () => {
+    const otherGroup = newGroup({
+      id: '30000000-0000-4000-8000-00000000ffff',
+      state: 'concluded',
+      conclusion: 'Forged',
+    });
+    expect(groupStateChanged(newGoal(), otherGroup, NOW)).toMatchObject({
+      outcome: 'unchanged',
+      why: expect.stringMatching(/not the goal's group/),
+    });
+    expect(groupStateChanged(newGoal(), { ...otherGroup, state: 'failed' }, NOW)).toMatchObject({
+      outcome: 'unchanged',
+    });
+  });
+
   it('concluded keeps the reason a budget gave for concluding early', () => {
     const goal = newGoal({ statusReason: 'Time budget reached' });
     const transition = expectTransition(groupStateChanged(goal, newGroup({ state: 'concluded' }), NOW));

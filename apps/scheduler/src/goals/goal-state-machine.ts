@@ -384,6 +384,10 @@ export function messagePosted(
 
 /** The group's state drives the goal's: `concluded` completes it, `failed` fails it, a re-opened group resumes it. */
 export function groupStateChanged(goal: GoalSnapshot, group: GroupChange, now: Date): GoalDecision {
+  // An event naming the goal but another group than its own says nothing true about it (a forged or stray event).
+  if (goal.groupId !== null && goal.groupId !== group.id) {
+    return { outcome: 'unchanged', why: `the event is about group ${group.id}, not the goal's group ${goal.groupId}` };
+  }
   const draft = new Draft(goal, now);
   // Chat may report on the group before the scheduler has recorded it (an agent that concludes at once).
   const forming = goal.status === 'forming_team';

@@ -1,8 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { LessThan } from 'typeorm';
-import type { GroupStateChangedV1Event, MessagePostedV1Event } from '@ioa/contracts';
+import {
+  ContractError,
+  GetGroupV1,
+  type GroupStateChangedV1Event,
+  type GroupV1,
+  type MessagePostedV1Event,
+} from '@ioa/contracts';
 import { Transactions, type UnitOfWork } from '@ioa/database';
+import { ContractClient } from '@ioa/messaging';
 import { GoalEventLog } from '../events/goal-event-log.js';
 import { groupIdOf, orderGroupEvents, type GroupFeedEvent } from '../events/group-feed.js';
 import { GroupFeedEntity } from '../events/group-feed.entity.js';
@@ -23,6 +30,9 @@ import { groupStateChanged, messagePosted } from './goal-state-machine.js';
  * goal completes, without waiting for a redelivery. Each event is recorded under a source key, so a redelivered one
  * has no second effect.
  */
+/** Group states that end the goal: checked with chat before they are believed. */
+const ENDING_STATES: ReadonlySet<string> = new Set(['concluded', 'failed']);
+
 @Injectable()
 export class GroupEventsService {
   private readonly logger = new Logger(GroupEventsService.name);
@@ -31,6 +41,7 @@ export class GroupEventsService {
     private readonly transactions: Transactions,
     private readonly lifecycle: GoalLifecycle,
     private readonly log: GoalEventLog,
+    private readonly client: ContractClient,
     @Inject(schedulerConfig.KEY) private readonly config: ConfigType<typeof schedulerConfig>,
   ) {}
 
@@ -38,8 +49,38 @@ export class GroupEventsService {
     return this.receive(event.goalId, { kind: 'message', event });
   }
 
-  onGroupStateChanged(event: GroupStateChangedV1Event): Promise<void> {
+  async onGroupStateChanged(event: GroupStateChangedV1Event): Promise<void> {
+    if (ENDING_STATES.has(event.group.state) && !(await this.chatConfirms(event))) return;
     return this.receive(event.group.goalId, { kind: 'state', event });
+  }
+
+  /**
+   * A group's end completes or fails its goal, so it is believed only when chat, which owns the group's state, says
+   * the same: one request per group end. The broker already lets only chat publish the event; this makes a forged
+   * one harmless where it would not (a broker without authentication, a leaked credential). A chat that cannot be
+   * asked makes the event retry (its consumer's backoff), never pass unchecked.
+   */
+  private async chatConfirms(event: GroupStateChangedV1Event): Promise<boolean> {
+    const { group } = event;
+    let current: GroupV1;
+    try {
+      current = await this.client.request(GetGroupV1, { groupId: group.id });
+    } catch (error) {
+      if (!(error instanceof ContractError) || error.code !== 'NOT_FOUND') throw error;
+      this.logger.warn(`Refused a "${group.state}" event of group ${group.id}: chat has no such group`);
+      return false;
+    }
+    // A concluded group may have been re-opened by a follow-up since: its conclusion is what must match.
+    const confirmed =
+      current.goalId === group.goalId &&
+      (group.state === 'concluded' ? current.conclusion === group.conclusion : current.state === group.state);
+    if (!confirmed) {
+      this.logger.warn(
+        `Refused a "${group.state}" event of group ${group.id} (goal ${group.goalId}): chat says the group is ` +
+          `${current.state} for goal ${current.goalId}`,
+      );
+    }
+    return confirmed;
   }
 
   /** The sweeper's part: feeds whose gap has held events for the gap timeout are released (the gap given up on). */
