@@ -10,6 +10,7 @@ import { AgentIndexRepository, DISCOVERY_SCHEMA } from './indexing/agent-index.r
 import { AgentIndexService } from './indexing/agent-index.service.js';
 import { IndexMaintenanceService } from './indexing/index-maintenance.service.js';
 import { RegistryEventsConsumer } from './indexing/registry-events.consumer.js';
+import { RegistryConfirmation } from './indexing/registry-confirmation.js';
 import { CreateAgentIndex1767225600000 } from './migrations/1767225600000-create-agent-index.js';
 import { AgentSearchRepository } from './search/agent-search.repository.js';
 import { SearchController } from './search/search.controller.js';
@@ -36,6 +37,7 @@ import { SearchService } from './search/search.service.js';
   providers: [
     AgentIndexRepository,
     AgentIndexService,
+    RegistryConfirmation,
     RegistryEventsConsumer,
     IndexMaintenanceService,
     AgentSearchRepository,

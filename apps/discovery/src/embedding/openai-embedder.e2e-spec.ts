@@ -13,6 +13,7 @@ import { DiscoveryModule } from '../discovery.module.js';
 import { AgentIndexRepository } from '../indexing/agent-index.repository.js';
 import { IndexMaintenanceService } from '../indexing/index-maintenance.service.js';
 import { sampleCard, watchIndexed } from '../testing/agent-cards.factory.js';
+import { serveRegistryStandIn } from '../testing/registry-stand-in.js';
 import { startOpenAiFake, type OpenAiFake } from '../testing/openai-fake.server.js';
 import { createEmbedder } from './embedding.module.js';
 import { cosineSimilarity, LocalHashEmbedder, OpenAiEmbedder } from '@ioa/embeddings';
@@ -129,11 +130,16 @@ describe('discovery switching from the local embedder to an OpenAI-compatible en
   let external: NatsConnection;
   let indexed: Awaited<ReturnType<typeof watchIndexed>>;
   const cards: AgentCardV1[] = [sampleCard('translator'), sampleCard('forecaster'), sampleCard('chef')];
+  const late = sampleCard('reviewer');
+  let registry: Map<string, AgentCardV1>;
 
   beforeAll(async () => {
     infrastructure = await startTestInfrastructure();
     fake = await startOpenAiFake({ apiKey: API_KEY });
     external = await connectRaw(infrastructure.natsUrl);
+    // The registry holds these cards (discovery reads each back before indexing it).
+    registry = serveRegistryStandIn(external).cards;
+    for (const card of [...cards, late]) registry.set(card.id, card);
     indexed = await watchIndexed(external);
   });
 
@@ -189,7 +195,6 @@ describe('discovery switching from the local embedder to an OpenAI-compatible en
     expect(reply).toMatchObject({ ok: false, error: { code: 'UNAVAILABLE', retryable: true } });
     expect(reply.error?.message).toMatch(/text-embedding-3-small.*500/);
 
-    const late = sampleCard('reviewer');
     await service!.get(EventBus).publish(AgentRegisteredV1, { agent: late });
     // The event cannot be indexed while the endpoint fails; it is redelivered until it can.
     await expectEventually(() =>

@@ -104,6 +104,20 @@ export class AgentIndexRepository {
     return rows[0];
   }
 
+  /**
+   * The registry has the agent now, registered at `registeredAt`: a row of another registration of the same id, and
+   * the tombstone of an earlier removal, no longer describe it.
+   */
+  async forgetOtherIncarnations(agentId: string, registeredAt: string): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      await manager.query(`DELETE FROM ${TOMBSTONES} WHERE "agent_id" = $1`, [agentId]);
+      await manager.query(
+        `DELETE FROM ${TABLE} WHERE "agent_id" = $1 AND ("card"->>'registeredAt') IS DISTINCT FROM $2`,
+        [agentId, registeredAt],
+      );
+    });
+  }
+
   /** Removes an agent and leaves a tombstone at `revision`. Returns whether a row was deleted. */
   async remove(agentId: string, revision: number): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {

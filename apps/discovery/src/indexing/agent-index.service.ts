@@ -47,6 +47,17 @@ export class AgentIndexService {
     return written ? 'indexed' : 'stale';
   }
 
+  /**
+   * A card read back from the registry (so it is the registry's current one). An agent with an identity keeps its
+   * id when it deregisters and registers again, and its new card starts again at revision 1: what the index kept of
+   * the earlier incarnation (its row, or the tombstone of its removal) is forgotten first, told apart by the card's
+   * `registeredAt`.
+   */
+  async onConfirmedCard(card: AgentCardV1): Promise<IndexOutcome> {
+    await this.repository.forgetOtherIncarnations(card.id, card.registeredAt);
+    return this.onCardChanged(card);
+  }
+
   async onDeregistered(event: AgentDeregisteredV1Event): Promise<void> {
     await this.repository.remove(event.agentId, event.revision);
     await this.announce(event.agentId, event.revision, false);

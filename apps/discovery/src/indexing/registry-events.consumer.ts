@@ -7,31 +7,32 @@ import {
   AgentWentOfflineV1,
 } from '@ioa/contracts';
 import { EventBus, on } from '@ioa/messaging';
-import { AgentIndexService } from './agent-index.service.js';
+import { RegistryConfirmation } from './registry-confirmation.js';
 
 /** Durable consumer name: replicas of discovery share it, and a restart resumes where the last one stopped. */
 export const DISCOVERY_DURABLE = 'discovery';
 
 /**
  * Feeds registry events (a JetStream stream, so none is missed while discovery is down) to the index, in stream
- * order. A handler that throws (database or embedding endpoint down) gets its event redelivered later.
+ * order, each checked against the registry first. A handler that throws (database, registry or embedding endpoint
+ * down) gets its event redelivered later.
  */
 @Injectable()
 export class RegistryEventsConsumer implements OnApplicationBootstrap {
   constructor(
     private readonly eventBus: EventBus,
-    private readonly index: AgentIndexService,
+    private readonly registry: RegistryConfirmation,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     await this.eventBus.subscribe({
       durable: DISCOVERY_DURABLE,
       handlers: [
-        on(AgentRegisteredV1, async (event) => void (await this.index.onCardChanged(event.agent))),
-        on(AgentUpdatedV1, async (event) => void (await this.index.onCardChanged(event.agent))),
-        on(AgentDeregisteredV1, (event) => this.index.onDeregistered(event)),
-        on(AgentWentOfflineV1, (event) => this.index.onPresenceChanged(event)),
-        on(AgentCameOnlineV1, (event) => this.index.onPresenceChanged(event)),
+        on(AgentRegisteredV1, (event) => this.registry.onCardChanged(event.agent)),
+        on(AgentUpdatedV1, (event) => this.registry.onCardChanged(event.agent)),
+        on(AgentDeregisteredV1, (event) => this.registry.onDeregistered(event)),
+        on(AgentWentOfflineV1, (event) => this.registry.onPresenceChanged(event)),
+        on(AgentCameOnlineV1, (event) => this.registry.onPresenceChanged(event)),
       ],
     });
   }

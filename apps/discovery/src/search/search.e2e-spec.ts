@@ -23,10 +23,13 @@ import {
 import { DiscoveryModule } from '../discovery.module.js';
 import { AgentIndexRepository } from '../indexing/agent-index.repository.js';
 import { SAMPLE_AGENTS, sampleCard, watchIndexed, type SampleAgent } from '../testing/agent-cards.factory.js';
+import { serveRegistryStandIn } from '../testing/registry-stand-in.js';
 
 /**
  * Discovery on its own, fed with registry events published straight onto the registry's JetStream stream (no
- * registry process: discovery must also keep serving while the registry is down).
+ * registry process: discovery must also keep serving while the registry is down). Discovery reads each card back
+ * from the registry before it believes an event, so the test plays the registry's `ioa.registry.agent.get.v1` too,
+ * from `registry`: what the registry holds now.
  */
 describe('discovery search over registry events', () => {
   let infrastructure: TestInfrastructure;
@@ -41,8 +44,18 @@ describe('discovery search over registry events', () => {
     client.request(SearchAgentsV1, request as SearchAgentsV1Request);
   const names = (response: SearchAgentsV1Response) => response.matches.map((match) => match.agent.name);
 
+  /** The registry's cards, as `ioa.registry.agent.get.v1` answers. */
+  let registry: Map<string, AgentCardV1>;
+
+  /** The registry stores the card (unless it has a later revision) and publishes its event. */
   async function publishCard(card: AgentCardV1, contract = AgentRegisteredV1): Promise<void> {
-    await events.publish(contract, { agent: card }, { messageId: `${card.id}:${card.revision}` });
+    if ((registry.get(card.id)?.revision ?? 0) <= card.revision) registry.set(card.id, card);
+    await replayCard(card, contract);
+  }
+
+  /** An event published again (a replay or a late copy): the registry's state does not change. */
+  async function replayCard(card: AgentCardV1, contract = AgentRegisteredV1): Promise<void> {
+    await events.publish(contract, { agent: card }, { messageId: `${card.id}:${card.registeredAt}:${card.revision}` });
   }
 
   beforeAll(async () => {
@@ -52,6 +65,7 @@ describe('discovery search over registry events', () => {
     events = service.get(EventBus);
     client = service.get(ContractClient);
     external = await connectRaw(infrastructure.natsUrl);
+    registry = serveRegistryStandIn(external).cards;
     indexed = await watchIndexed(external);
     for (const agent of Object.keys(SAMPLE_AGENTS) as SampleAgent[]) {
       cards[agent] = sampleCard(agent);
@@ -136,21 +150,25 @@ describe('discovery search over registry events', () => {
   it('hides offline agents unless onlineOnly is false, and shows them again when they come back', async () => {
     const chef = cards.chef;
     const query = { queries: ['recipe with eggs and spinach'] };
+    const offlineAt = new Date().toISOString();
+    registry.set(chef.id, { ...chef, status: 'offline', lastSeenAt: offlineAt });
     await events.publish(AgentWentOfflineV1, {
       agentId: chef.id,
       name: chef.name,
       status: 'offline',
-      lastSeenAt: new Date().toISOString(),
+      lastSeenAt: offlineAt,
     });
     await expectSearch(query, (response) => !response.matches.some((match) => match.agent.id === chef.id));
     const withOffline = await search({ ...query, onlineOnly: false });
     expect(withOffline.matches[0].agent).toMatchObject({ id: chef.id, status: 'offline' });
 
+    const onlineAt = new Date(Date.now() + 1000).toISOString();
+    registry.set(chef.id, { ...chef, status: 'online', lastSeenAt: onlineAt });
     await events.publish(AgentCameOnlineV1, {
       agentId: chef.id,
       name: chef.name,
       status: 'online',
-      lastSeenAt: new Date(Date.now() + 1000).toISOString(),
+      lastSeenAt: onlineAt,
     });
     await expectSearch(query, (response) => response.matches[0]?.agent.id === chef.id);
   });
@@ -190,16 +208,51 @@ describe('discovery search over registry events', () => {
     const agent = sampleCard('travel', { name: 'ephemeral-travel-agent' });
     await publishCard(agent);
     await indexed.waitFor(agent.id, 1);
+    registry.delete(agent.id);
     await events.publish(AgentDeregisteredV1, { agentId: agent.id, name: agent.name, revision: 1 });
     await indexed.waitFor(agent.id, 1, false);
 
     const response = await search({ queries: ['book a flight from Lisbon to Oslo'], minScore: -1, topK: 100 });
     expect(response.matches.map((match) => match.agent.id)).not.toContain(agent.id);
-    await publishCard({ ...agent }, AgentRegisteredV1); // same revision: a replay
+    await replayCard({ ...agent }, AgentRegisteredV1); // same revision: a replay
     const marker = sampleCard('chef');
     await publishCard(marker);
     await indexed.waitFor(marker.id, 1);
     expect(await service.get(AgentIndexRepository).find(agent.id)).toBeUndefined();
+  });
+
+  it('ignores registry events the registry contradicts: an agent it does not have, a removal of one it has', async () => {
+    const forged = sampleCard('travel', { name: 'forged-travel-agent' });
+    await replayCard(forged); // never registered
+    const kept = cards.translator;
+    await events.publish(AgentDeregisteredV1, { agentId: kept.id, name: kept.name, revision: kept.revision });
+    const marker = sampleCard('chef', { name: 'marker-after-forgeries' });
+    await publishCard(marker);
+    await indexed.waitFor(marker.id, 1);
+    const repository = service.get(AgentIndexRepository);
+    expect(await repository.find(forged.id)).toBeUndefined();
+    expect(await repository.find(kept.id)).toMatchObject({ revision: kept.revision });
+  });
+
+  it('indexes an agent registered again under the same id after it left (an identity keeps its id)', async () => {
+    const first = sampleCard('travel', { name: 'returning-travel-agent' });
+    await publishCard(first);
+    await indexed.waitFor(first.id, 1);
+    registry.delete(first.id);
+    await events.publish(AgentDeregisteredV1, { agentId: first.id, name: first.name, revision: 3 });
+    await indexed.waitFor(first.id, 3, false);
+    // Its next incarnation starts again at revision 1, below the removal's tombstone.
+    const again = {
+      ...first,
+      revision: 1,
+      registeredAt: new Date(Date.parse(first.registeredAt) + 60_000).toISOString(),
+      description: 'Plans train journeys across Europe.',
+    };
+    await publishCard(again);
+    await expectEventually(
+      async () => (await service.get(AgentIndexRepository).find(first.id))?.card.description === again.description,
+      { message: 'the new incarnation is indexed' },
+    );
   });
 
   it('answers malformed search payloads with structured errors and keeps serving', async () => {

@@ -12,20 +12,31 @@ import { newAgentEntity } from '../testing/agent-entity.factory.js';
 describe('registry events', () => {
   const agent = newAgentEntity({ revision: 4 });
 
-  it('carry the whole card on registered and updated, identified by agent and revision', () => {
+  const registration = `${agent.id}:${agent.registeredAt.toISOString()}`;
+
+  it('carry the whole card on registered and updated, identified by agent, registration and revision', () => {
     expect(agentRegistered(agent)).toEqual({
       contract: AgentRegisteredV1,
       payload: { agent: toAgentCard(agent) },
-      messageId: `${agent.id}:4`,
+      messageId: `${registration}:4`,
     });
-    expect(agentUpdated(agent)).toMatchObject({ contract: AgentUpdatedV1, messageId: `${agent.id}:4` });
+    expect(agentUpdated(agent)).toMatchObject({ contract: AgentUpdatedV1, messageId: `${registration}:4` });
+  });
+
+  it('keep a later registration of the same id apart from the earlier one (an identity keeps its id)', () => {
+    const again = newAgentEntity({
+      id: agent.id,
+      revision: 4,
+      registeredAt: new Date(agent.registeredAt.getTime() + 1),
+    });
+    expect(agentRegistered(again).messageId).not.toBe(agentRegistered(agent).messageId);
   });
 
   it('give a deregistration the revision after the last card', () => {
     expect(agentDeregistered(agent)).toEqual({
       contract: AgentDeregisteredV1,
       payload: { agentId: agent.id, name: 'translator', revision: 5 },
-      messageId: `${agent.id}:5`,
+      messageId: `${registration}:5`,
     });
   });
 

@@ -99,7 +99,7 @@ describe('the agent registry over NATS', () => {
 
     expect(event.subject).toBe(AgentRegisteredV1.subject);
     expect(event.payload).toEqual({ agent });
-    expect(event.messageId).toBe(`${agent.id}:1`);
+    expect(event.messageId).toBe(`${agent.id}:${agent.registeredAt}:1`);
   });
 
   it('updates the card when the same owner registers the same name again', async () => {
@@ -118,7 +118,7 @@ describe('the agent registry over NATS', () => {
     expect(Date.parse(second.agent.updatedAt)).toBeGreaterThanOrEqual(Date.parse(first.agent.updatedAt));
     const updated = await watcher.waitFor(AgentUpdatedV1, first.agent.id);
     expect(updated.payload).toEqual({ agent: second.agent });
-    expect(updated.messageId).toBe(`${first.agent.id}:2`);
+    expect(updated.messageId).toBe(`${first.agent.id}:${first.agent.registeredAt}:2`);
   });
 
   it('treats a re-registration with an unchanged card as a heartbeat: same revision, no updated event', async () => {
@@ -234,7 +234,7 @@ describe('the agent registry over NATS', () => {
     await expect(client.request(GetAgentV1, { id: agent.id })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     const event = await watcher.waitFor(AgentDeregisteredV1, agent.id);
     expect(event.payload).toEqual({ agentId: agent.id, name: agent.name, revision: 2 });
-    expect(event.messageId).toBe(`${agent.id}:2`);
+    expect(event.messageId).toBe(`${agent.id}:${agent.registeredAt}:2`);
     const again = await client.request(RegisterAgentV1, { ...registration, owner: 'bob' });
     expect(again).toMatchObject({ created: true, agent: { owner: 'bob', revision: 1 } });
     expect(again.agent.id).not.toBe(agent.id);
@@ -316,13 +316,13 @@ describe('the agent registry over NATS', () => {
       await outbox.insert([
         {
           subject: AgentRegisteredV1.subject,
-          messageId: `${agent.id}:1`,
+          messageId: `${agent.id}:${agent.registeredAt}:1`,
           payload: { agent },
           createdAt: anHourAgo,
         },
         {
           subject: AgentUpdatedV1.subject,
-          messageId: `${agent.id}:2`,
+          messageId: `${agent.id}:${agent.registeredAt}:2`,
           payload: { agent: { ...agent, revision: 2 } },
           createdAt: anHourAgo,
         },
