@@ -5,9 +5,11 @@ import { TaskBriefV1 } from '../scheduler/tasks.v1.js';
 
 /**
  * Subjects addressed to one agent: `*` is the agent's id (see `subjectFor`). An agent that joins over NATS
- * serves `ioa.agent.<its id>.task.v1` and listens to `ioa.agent.<its id>.task-canceled.v1`; it reports through
- * `ioa.scheduler.task.report.v1`. Agents that speak for themselves in group chats also follow
- * `ioa.chat.turn.granted.v1` (filtering on `speakerId`) and answer with `ioa.chat.move.propose.v1`.
+ * serves `ioa.agent.<its id>.task.v1` and listens to `ioa.agent.<its id>.task-canceled.v1`. With its own identity
+ * (every network with authentication) it acts on its own subjects too (`agent-actions.v1.ts`: it reports on
+ * `ioa.agent.<its id>.task.report.v1`) and chat delivers its turns and its groups' messages to it
+ * (`agent-deliveries.v1.ts`); on a broker without authentication it may use the services' subjects instead
+ * (`ioa.scheduler.task.report.v1`, `ioa.chat.turn.granted.v1` filtered on `speakerId`, `ioa.chat.move.propose.v1`).
  */
 
 /** @since 1 */
