@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
-import { IoaAgent, TaskRejectedError } from '@ioa/agent-sdk';
+import { IoaAgent, requestAgentIdentity, TaskRejectedError } from '@ioa/agent-sdk';
 import {
   HEADER_IDEMPOTENCY_KEY,
   RegisterAgentV1,
+  RegisterOwnAgentV1,
   type GoalEventV1,
   type GoalV1,
   type RegisterAgentV1Request,
@@ -39,12 +38,11 @@ export interface DemoContext {
   apiKey: string;
   natsUrl: string;
   /**
-   * The NATS credentials the sample agents connect with, on a broker with authentication. Until @ioa/agent-sdk
-   * registers on the identity subjects (`ioa.agent.<id>.register.v1`), an SDK agent cannot run on an agent identity
-   * (whose permissions allow only those), so the demo's sample agents use the agent-host service's user, the
-   * service that hosts agents. Replace with identities from POST /v1/agents/identities when the SDK takes them.
+   * The broker authenticates (the local stack always does, unless pointed at an external broker without it): each
+   * sample agent then joins as an external agent must, with its own key pair and a JWT the gateway issues for it
+   * (POST /v1/agents/identities), acting on its own `ioa.agent.<id>.…` subjects.
    */
-  sampleAgentCredentials?: { credsFile: string; inboxPrefix: string };
+  brokerAuthenticates: boolean;
   /** Prints one line of demo output. */
   say: (line?: string) => void;
 }
@@ -63,19 +61,7 @@ const BUILT_IN_AGENTS = ['code-runner', 'doc-researcher', 'writer'];
 
 export async function runDemo(context: DemoContext): Promise<void> {
   const colours = paint(process.stdout.isTTY && !process.env.NO_COLOR);
-  const credentials = context.sampleAgentCredentials;
-  const connection = credentials
-    ? await connect({
-        servers: context.natsUrl.split(','),
-        name: 'demo-sample-agents',
-        authenticator: credsAuthenticator(readFileSync(credentials.credsFile)),
-        inboxPrefix: credentials.inboxPrefix,
-      })
-    : undefined;
-  const sampleAgents = await demoAgentsApi(context, colours, connection).catch(async (error: unknown) => {
-    await connection?.close();
-    throw error;
-  });
+  const sampleAgents = await demoAgentsApi(context, colours);
   try {
     context.say();
     await demoGoal(context, colours, {
@@ -86,7 +72,6 @@ export async function runDemo(context: DemoContext): Promise<void> {
     await demoA2aAgent(context, colours, Number(process.env.IOA_DEMO_DEADLINE_SECONDS || 120) * 1000);
   } finally {
     await stopAll(sampleAgents);
-    await connection?.close();
   }
 }
 
@@ -169,18 +154,19 @@ interface AgentListBody {
 }
 
 /** Stops sample agents: they stop heartbeating and go offline when their TTL passes, as any agent that leaves. */
+/** The sample agents leave for good: a demo run again on the same data registers them anew, under new identities. */
 async function stopAll(agents: IoaAgent[]): Promise<void> {
-  await Promise.allSettled(agents.map((agent) => agent.stop()));
+  await Promise.allSettled(agents.map((agent) => agent.stop({ deregister: true })));
 }
 
 /**
  * Sample agents join over NATS; once discovery has indexed everyone, the gateway lists and searches them. Returns
  * the running agents, which the caller stops when the demo ends.
  */
-async function demoAgentsApi(context: DemoContext, p: Paint, connection?: NatsConnection): Promise<IoaAgent[]> {
+async function demoAgentsApi(context: DemoContext, p: Paint): Promise<IoaAgent[]> {
   const agents: IoaAgent[] = [];
   try {
-    await showAgentsApi(context, p, agents, connection);
+    await showAgentsApi(context, p, agents);
     return agents;
   } catch (error) {
     await stopAll(agents);
@@ -189,21 +175,26 @@ async function demoAgentsApi(context: DemoContext, p: Paint, connection?: NatsCo
 }
 
 async function showAgentsApi(
-  { gatewayUrl, apiKey, natsUrl, say }: DemoContext,
+  { gatewayUrl, apiKey, natsUrl, brokerAuthenticates, say }: DemoContext,
   p: Paint,
   agents: IoaAgent[],
-  connection?: NatsConnection,
 ): Promise<void> {
   say(p.bold('The agents API'));
   for (const card of SAMPLE_AGENTS) {
+    // Its own key pair, and a JWT for it issued to the admin's account; the card belongs to that account.
+    const identity = brokerAuthenticates ? await requestAgentIdentity({ gatewayUrl, apiKey }) : undefined;
     const agent = await IoaAgent.start({
-      ...(connection ? { connection } : { servers: natsUrl.split(',') }),
-      card,
+      servers: natsUrl.split(','),
+      identity,
+      card: identity ? { ...card, owner: identity.accountId ?? card.owner } : card,
       onTask: () => Promise.reject(new TaskRejectedError(`${card.name} is a sample: it only shows discovery`)),
     });
     agents.push(agent);
   }
-  say(`${SAMPLE_AGENTS.length} sample agents joined over NATS with @ioa/agent-sdk (${RegisterAgentV1.subject})`);
+  const how = brokerAuthenticates
+    ? `each with its own NATS identity (POST /v1/agents/identities), registering on ${RegisterOwnAgentV1.subject.replace('*', '<its id>')}`
+    : `on a broker without authentication (${RegisterAgentV1.subject})`;
+  say(`${SAMPLE_AGENTS.length} sample agents joined over NATS with @ioa/agent-sdk, ${how}`);
   // The built-in agents registered themselves when agent-host started; discovery indexes every card
   // asynchronously, and a search only finds what is indexed.
   const everyone = [...BUILT_IN_AGENTS, ...SAMPLE_AGENTS.map((card) => card.name)];

@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { describeFailure, servicePrefix, stackOptionsFromEnvironment, startStack, type RunningStack } from './stack.js';
 import { runDemo } from './demo-client.js';
-import { inboxPrefixOf, serviceCredsPath } from '@ioa/trust';
 
 /**
  * `npm run demo`: starts the embedded stack on throwaway data (unless IOA_DATA_DIR, NATS_URL or DATABASE_URL say
@@ -29,9 +28,7 @@ try {
       gatewayUrl: stack.gatewayUrl,
       apiKey: stack.adminApiKey,
       natsUrl: stack.natsUrl,
-      sampleAgentCredentials: stack.credentialsDir
-        ? { credsFile: serviceCredsPath(stack.credentialsDir, 'agent-host'), inboxPrefix: inboxPrefixOf('agent-host') }
-        : undefined,
+      brokerAuthenticates: stack.credentialsDir !== undefined,
       say,
     }).then(() => 'done' as const),
     stack.failure,
