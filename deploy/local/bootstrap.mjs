@@ -9,6 +9,7 @@
 //   --nats=always  a nats-server binary is required (tests start their own servers)
 //   --nats=local   required unless NATS_URL points at an external NATS (npm start / npm run demo)
 //   --build        compile to dist/ when dist is missing or older than the sources
+//   --chromium     Debian's chromium is required (the web console's browser tests, `npm test`)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join, relative } from 'node:path';
@@ -18,6 +19,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const args = process.argv.slice(2);
 const natsMode = args.find((arg) => arg.startsWith('--nats='))?.slice('--nats='.length);
 const wantsBuild = args.includes('--build');
+const wantsChromium = args.includes('--chromium');
 
 /** Written after a successful build; dist is stale when a source file is newer than it. */
 const BUILD_STAMP = join(root, 'dist', '.bootstrap-build-stamp');
@@ -121,15 +123,35 @@ function ensureNatsServer() {
   const manual =
     'Install it yourself (`sudo apt-get install nats-server`, or download it from the NATS releases), ' +
     'or set NATS_SERVER_BIN to the binary, or NATS_URL to an external NATS with JetStream.';
+  installDebianPackage('nats-server', manual);
+  if (!findNatsServer()) fail(`nats-server was installed but cannot be found. ${manual}`);
+}
+
+/** Installs a Debian package (as root, non-interactively: CI has no stdin), or fails saying how to do it by hand. */
+function installDebianPackage(name, manual) {
   if (typeof process.getuid === 'function' && process.getuid() !== 0) {
-    fail(`nats-server is missing and installing it needs root. ${manual}`);
+    fail(`${name} is missing and installing it needs root. ${manual}`);
   }
-  if (!existsSync('/usr/bin/apt-get')) fail(`nats-server is missing and this machine has no apt-get. ${manual}`);
+  if (!existsSync('/usr/bin/apt-get')) fail(`${name} is missing and this machine has no apt-get. ${manual}`);
   const update = run('apt-get', ['update'], 'refreshing package lists');
   if (!update.ok) fail(`apt-get update failed (${update.reason}). ${manual}`);
-  const install = run('apt-get', ['install', '-y', '--no-install-recommends', 'nats-server'], 'installing');
-  if (!install.ok) fail(`apt-get install nats-server failed (${install.reason}). ${manual}`);
-  if (!findNatsServer()) fail(`nats-server was installed but cannot be found. ${manual}`);
+  const install = run('apt-get', ['install', '-y', '--no-install-recommends', name], 'installing');
+  if (!install.ok) fail(`apt-get install ${name} failed (${install.reason}). ${manual}`);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Chromium (the web console's browser tests drive Debian's chromium with playwright-core)
+
+function ensureChromium() {
+  if (!wantsChromium) return;
+  const path = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+  if (existsSync(path)) return;
+  say('chromium is not installed (the web console tests need it); installing the Debian package');
+  installDebianPackage(
+    'chromium',
+    'Install it yourself (`sudo apt-get install chromium`) or set CHROMIUM_PATH to a Chromium or Chrome binary.',
+  );
+  if (!existsSync(path)) fail(`chromium was installed but ${path} does not exist; set CHROMIUM_PATH.`);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -147,7 +169,7 @@ function newestSource() {
       if (entry.name === 'node_modules' || entry.name === 'testing') continue;
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith('.ts') && !/\.((e2e-)?spec|testing)\.ts$/.test(entry.name)) consider(path);
+      else if (/\.tsx?$/.test(entry.name) && !/\.((e2e-)?spec|testing)\.ts$/.test(entry.name)) consider(path);
     }
   };
   for (const dir of SOURCE_DIRS) if (existsSync(join(root, dir))) walk(join(root, dir));
@@ -164,6 +186,7 @@ function missingOutputs() {
     ...apps.map((name) => join('dist', 'apps', name, 'src', 'main.js')),
     join('dist', 'deploy', 'local', 'start.js'),
     join('dist', 'deploy', 'local', 'demo.js'),
+    join('dist', 'apps', 'console', 'index.html'),
   ];
   return expected.filter((path) => !existsSync(join(root, path)));
 }
@@ -199,4 +222,5 @@ if (major < 20 || (major === 20 && minor < 19)) {
 }
 ensureNodeModules();
 ensureNatsServer();
+ensureChromium();
 ensureBuild();

@@ -10,6 +10,8 @@ import { HttpExceptionFilter } from './http/http-exception.filter.js';
 import { setUpOpenApi } from './http/openapi.js';
 import { createValidationPipe } from './http/validation.js';
 import { mountMcpEndpoint } from './mcp/mcp.routes.js';
+import { mountConsole } from './console/console.static.js';
+import { gatewayConfig, type GatewayConfig } from './gateway.config.js';
 
 export interface GatewayAppOptions {
   logger?: LogLevel[] | false;
@@ -34,5 +36,6 @@ export async function createGatewayApp(options: GatewayAppOptions = {}): Promise
   // The A2A and MCP endpoints are the protocol SDKs' own handlers, mounted beside Nest's routes.
   mountA2aFacade(app);
   mountMcpEndpoint(app);
+  mountConsole(app, app.get<GatewayConfig>(gatewayConfig.KEY).consoleDir);
   return app;
 }

@@ -57,18 +57,20 @@ export function oneLine(text: string, max: number): string {
 }
 
 /** What the scheduler records in a `status` event (a summary of the goal at that moment). */
-interface StatusData {
+export interface StatusData {
   status: GoalStatus;
   previousStatus: GoalStatus | null;
   statusReason: string | null;
 }
 
-interface TeamData {
+/** A `team` event: the members and why each was chosen. */
+export interface TeamData {
   members: TeamMemberV1[];
   leaderId: string;
 }
 
-interface GroupData {
+/** A `group` event: the group chat's state after a change. */
+export interface GroupData {
   group: GroupV1;
   previousState: GroupState;
   reason: string;

@@ -1,0 +1,142 @@
+import type { AgentCardV1, GoalEventV1, GoalV1 } from '@ioa/contracts';
+import { followEventStream } from '@ioa/gateway-client';
+
+/** Where the console keeps the API key: this tab only, gone when it closes. */
+const KEY_STORAGE = 'ioa.apiKey';
+
+export interface AgentItem extends AgentCardV1 {
+  /** Discovery's score, on a search. */
+  score?: number;
+}
+
+export interface GoalSummary {
+  id: string;
+  goal: string;
+  status: GoalV1['status'];
+  statusReason: string | null;
+  usage: GoalV1['usage'];
+  budget: GoalV1['budget'];
+  createdAt: string;
+}
+
+export interface NewGoal {
+  goal: string;
+  members?: string[];
+  maxTurns?: number;
+  maxDepth?: number;
+  budget?: { tokens?: number };
+}
+
+/** The REST API said no: its status and message, as the gateway wrote them. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** The gateway's REST API as the console uses it, with the person's API key on every call. */
+export class ConsoleApi {
+  constructor(readonly apiKey: string) {}
+
+  static fromStorage(): ConsoleApi | undefined {
+    const key = sessionStorage.getItem(KEY_STORAGE);
+    return key ? new ConsoleApi(key) : undefined;
+  }
+
+  /** Checks the key with the gateway before keeping it. */
+  static async signIn(apiKey: string): Promise<ConsoleApi> {
+    const api = new ConsoleApi(apiKey.trim());
+    await api.get('/v1/me');
+    sessionStorage.setItem(KEY_STORAGE, api.apiKey);
+    return api;
+  }
+
+  static signOut(): void {
+    sessionStorage.removeItem(KEY_STORAGE);
+  }
+
+  private get headers(): Record<string, string> {
+    return { authorization: `Bearer ${this.apiKey}` };
+  }
+
+  async get<T>(path: string): Promise<T> {
+    return this.read<T>(await fetch(path, { headers: this.headers }));
+  }
+
+  async post<T>(path: string, body: unknown): Promise<T> {
+    const response = await fetch(path, {
+      method: 'POST',
+      headers: { ...this.headers, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return this.read<T>(response);
+  }
+
+  agents(query: string): Promise<{ items: AgentItem[] }> {
+    const search = query.trim();
+    return this.get(search ? `/v1/agents?q=${encodeURIComponent(search)}&topK=20` : '/v1/agents?limit=100');
+  }
+
+  goals(cursor?: string): Promise<{ items: GoalSummary[]; nextCursor?: string }> {
+    return this.get(`/v1/goals?limit=20&topLevelOnly=true${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+  }
+
+  goal(id: string): Promise<GoalV1> {
+    return this.get(`/v1/goals/${encodeURIComponent(id)}`);
+  }
+
+  submitGoal(goal: NewGoal): Promise<{ id: string }> {
+    return this.post('/v1/goals', goal);
+  }
+
+  sendMessage(goalId: string, content: string): Promise<unknown> {
+    return this.post(`/v1/goals/${encodeURIComponent(goalId)}/messages`, { content });
+  }
+
+  cancelGoal(goalId: string): Promise<unknown> {
+    return this.post(`/v1/goals/${encodeURIComponent(goalId)}/cancel`, { reason: 'Canceled from the console' });
+  }
+
+  /**
+   * A goal's events in order, each once: the stream resumes after `afterSeq` (Last-Event-ID) when the connection
+   * drops, and keeps following after the goal ends (a follow-up re-opens it).
+   */
+  async *goalEvents(goalId: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<GoalEventV1> {
+    const url = `/v1/goals/${encodeURIComponent(goalId)}/events?follow=true`;
+    const stream = followEventStream(new URL(url, location.href).toString(), {
+      headers: this.headers,
+      signal,
+      lastEventId: afterSeq > 0 ? String(afterSeq) : undefined,
+      maxReconnects: Number.POSITIVE_INFINITY,
+      reconnectDelayMs: 1000,
+    });
+    for await (const event of stream) {
+      if (event.data) yield JSON.parse(event.data) as GoalEventV1;
+    }
+  }
+
+  /** The network feed (agents and goals coming and going); each event only says that something changed. */
+  async *feed(signal: AbortSignal): AsyncGenerator<string> {
+    const stream = followEventStream(new URL('/v1/feed', location.href).toString(), {
+      headers: this.headers,
+      signal,
+      maxReconnects: Number.POSITIVE_INFINITY,
+      reconnectDelayMs: 2000,
+    });
+    for await (const event of stream) yield event.event;
+  }
+
+  private async read<T>(response: Response): Promise<T> {
+    const text = await response.text();
+    const body = text ? (JSON.parse(text) as unknown) : {};
+    if (!response.ok) {
+      const message = (body as { message?: unknown }).message;
+      throw new ApiError(response.status, typeof message === 'string' ? message : `HTTP ${response.status}`);
+    }
+    return body as T;
+  }
+}

@@ -1,0 +1,222 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { GoalV1 } from '@ioa/contracts';
+import { expectEventually, TEST_ADMIN_API_KEY } from '@ioa/testing';
+import {
+  greeterMoves,
+  startSelfSpeakingAgent,
+  type SelfSpeakingAgent,
+} from '../../apps/gateway/src/testing/self-speaking-agent.js';
+import {
+  startGatewayOverPlatform,
+  type GatewayOverPlatform,
+} from '../../apps/gateway/src/testing/gateway-over-platform.js';
+import { buildConsole, launchChromium } from './support/console-browser.js';
+
+const GOAL_DEADLINE_MS = 120_000;
+const DEMO_GOAL =
+  'Run `console.log(6 * 7)`, then find in the documents how agent presence works, and write a short report.';
+/** Where screenshots go: `npm run console:screenshots` points it at docs/console; a test run keeps them out of git. */
+const SCREENSHOTS = process.env.IOA_CONSOLE_SCREENSHOTS;
+
+/**
+ * The web console in a real Chromium (Debian's, driven by playwright-core) against the real platform behind the
+ * gateway that serves it: a person signs in, searches agents, submits a goal and watches its team and chat appear,
+ * answers the team's question, cancels a goal; the live view survives a dropped connection without losing or
+ * repeating a message; the layout holds on a phone.
+ */
+describe('the web console in Chromium', () => {
+  let stack: GatewayOverPlatform;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const agents: SelfSpeakingAgent[] = [];
+
+  async function api<T>(path: string): Promise<T> {
+    const response = await fetch(`${stack.baseUrl}${path}`, {
+      headers: { authorization: `Bearer ${TEST_ADMIN_API_KEY}` },
+    });
+    return (await response.json()) as T;
+  }
+
+  async function screenshot(name: string): Promise<void> {
+    if (!SCREENSHOTS) return;
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  }
+
+  /** Submits a goal from the form and returns its id, once the console shows its page. */
+  async function submitGoal(goal: string, members: string): Promise<string> {
+    await page.goto(`${stack.baseUrl}/#/goals`);
+    await page.getByRole('textbox', { name: /^Goal\b/ }).fill(goal);
+    await page.getByLabel('Members').fill(members);
+    await page.getByRole('button', { name: 'Submit goal' }).click();
+    await page.waitForURL(/#\/goals\/[0-9a-f-]{36}$/);
+    return decodeURIComponent(page.url().split('/').pop()!);
+  }
+
+  async function statusIs(status: string): Promise<void> {
+    await expect(
+      page
+        .getByLabel('Goal status')
+        .filter({ hasText: new RegExp(`^${status}$`) })
+        .waitFor({
+          timeout: GOAL_DEADLINE_MS,
+        }),
+    ).resolves.toBeUndefined();
+  }
+
+  beforeAll(async () => {
+    process.env.GATEWAY_CONSOLE_DIR = await buildConsole();
+    stack = await startGatewayOverPlatform();
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    page = await context.newPage();
+  }, 600_000);
+
+  afterAll(async () => {
+    for (const agent of agents) agent.stop();
+    await browser?.close();
+    await stack?.stop();
+    delete process.env.GATEWAY_CONSOLE_DIR;
+  }, 60_000);
+
+  it('signs in with the key in the address, which then leaves the address bar', async () => {
+    await page.goto(`${stack.baseUrl}/?key=${TEST_ADMIN_API_KEY}`);
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    expect(page.url()).not.toContain(TEST_ADMIN_API_KEY);
+    await expect(page.getByRole('heading', { name: 'Goals' }).isVisible()).resolves.toBe(true);
+  });
+
+  it('refuses a wrong key with the gateway’s message, and signs in with the right one by keyboard', async () => {
+    const fresh = await browser.newContext();
+    const other = await fresh.newPage();
+    await other.goto(stack.baseUrl);
+    await other.getByLabel('API key').fill('ioa_not-a-real-key');
+    await other.keyboard.press('Enter');
+    await other.getByRole('alert').waitFor();
+    await expect(other.getByRole('alert').textContent()).resolves.toMatch(/Not signed in/);
+    await other.getByLabel('API key').fill(TEST_ADMIN_API_KEY);
+    await other.keyboard.press('Enter');
+    await other.getByRole('navigation', { name: 'Main' }).waitFor();
+    await fresh.close();
+  });
+
+  it('lists the agents with presence and kind, and searches them by skill with scores', async () => {
+    await page.goto(`${stack.baseUrl}/#/agents`);
+    const all = page.getByRole('list', { name: 'All agents' });
+    await all.getByText('code-runner').waitFor();
+    await expect(all.getByRole('listitem').count()).resolves.toBeGreaterThanOrEqual(3);
+    await page.getByLabel('Search agents').fill('run some javascript code');
+    const results = page.getByRole('list', { name: 'Search results' });
+    const first = results.getByRole('listitem').first();
+    await first.getByText('code-runner').waitFor();
+    await expect(first.textContent()).resolves.toMatch(/code-runner.*score 0\.\d{3}.*native.*online/s);
+    await screenshot('agents');
+  });
+
+  it(
+    'submits a goal and shows its team, chat, tasks and conclusion live',
+    async () => {
+      const started = Date.now();
+      const goalId = await submitGoal(DEMO_GOAL, 'code-runner, doc-researcher, writer');
+      const log = page.getByRole('log', { name: 'Messages' });
+      await log.getByText(/Group formed/).waitFor({ timeout: 30_000 });
+      const firstEventMs = Date.now() - started;
+      process.stdout.write(`console: first chat message visible ${firstEventMs} ms after clicking Submit goal\n`);
+      await page.getByRole('region', { name: 'Team' }).getByText('writer').waitFor();
+      await statusIs('completed');
+      const goal = await api<GoalV1>(`/v1/goals/${goalId}`);
+      await expect(page.getByRole('region', { name: 'Conclusion' }).textContent()).resolves.toContain('42');
+      // Every message of the group chat once.
+      const messages = await api<{ items: Array<{ content: string }> }>(
+        `/v1/groups/${goal.groupId}/messages?limit=500`,
+      );
+      await expect(log.locator('.mantine-Card-root').count()).resolves.toBe(messages.items.length);
+      expect(goal.tasks.length).toBeGreaterThan(0);
+      for (const task of goal.tasks) {
+        await page.getByRole('region', { name: 'Tasks' }).getByText(task.assigneeName).first().waitFor();
+      }
+      await expect(page.getByLabel('Conversation state').textContent()).resolves.toMatch(/concluded/);
+      await screenshot('goal');
+    },
+    GOAL_DEADLINE_MS + 30_000,
+  );
+
+  it(
+    'shows the team’s question with an answer box, and the answer lets the goal conclude',
+    async () => {
+      agents.push(
+        await startSelfSpeakingAgent(stack.platform.client, 'console-asker', greeterMoves('In which language?')),
+      );
+      await submitGoal('Greet the team in the language the person picks', 'console-asker');
+      await statusIs('input_required');
+      await page.getByText('In which language?').first().waitFor();
+      await screenshot('question');
+      await page.getByLabel('Your answer').fill('German');
+      await page.getByRole('button', { name: 'Send answer' }).click();
+      await statusIs('completed');
+      await expect(page.getByRole('region', { name: 'Conclusion' }).textContent()).resolves.toContain('Hallo');
+    },
+    GOAL_DEADLINE_MS + 30_000,
+  );
+
+  it(
+    'cancels a goal that waits for the person',
+    async () => {
+      const goalId = await submitGoal('Wait for the person, then be canceled', 'console-asker');
+      await statusIs('input_required');
+      await page.getByRole('button', { name: 'Cancel goal' }).click();
+      await statusIs('canceled');
+      await expectEventually(async () => (await api<GoalV1>(`/v1/goals/${goalId}`)).status === 'canceled', {
+        message: 'the goal is canceled',
+      });
+      await expect(page.getByRole('button', { name: 'Cancel goal' }).count()).resolves.toBe(0);
+    },
+    GOAL_DEADLINE_MS,
+  );
+
+  it(
+    'follows a goal across a dropped connection without losing or repeating a message',
+    async () => {
+      const goalId = await submitGoal('Greet the team in the language the person picks', 'console-asker');
+      await statusIs('input_required');
+      await context.setOffline(true);
+      // Meanwhile the goal moves on: the person answers from elsewhere (the REST API), the team concludes.
+      await fetch(`${stack.baseUrl}/v1/goals/${goalId}/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TEST_ADMIN_API_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ content: 'Spanish' }),
+      });
+      await expectEventually(async () => (await api<GoalV1>(`/v1/goals/${goalId}`)).status === 'completed', {
+        timeoutMs: GOAL_DEADLINE_MS,
+        message: 'the goal completes while the console is offline',
+      });
+      await context.setOffline(false);
+      await statusIs('completed');
+      const log = page.getByRole('log', { name: 'Messages' });
+      await log.getByText('Spanish', { exact: true }).waitFor();
+      const contents = await log.locator('.mantine-Card-root').allTextContents();
+      expect(new Set(contents).size).toBe(contents.length);
+      const { groupId } = await api<GoalV1>(`/v1/goals/${goalId}`);
+      const messages = await api<{ items: unknown[] }>(`/v1/groups/${groupId}/messages?limit=500`);
+      expect(contents).toHaveLength(messages.items.length);
+      expect(contents.filter((content) => content.includes('In which language?'))).toHaveLength(1);
+    },
+    GOAL_DEADLINE_MS + 30_000,
+  );
+
+  it('fits a phone screen without sideways scrolling', async () => {
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+    const small = await phone.newPage();
+    await small.goto(`${stack.baseUrl}/?key=${TEST_ADMIN_API_KEY}#/goals`);
+    await small.getByRole('heading', { name: 'Goals' }).waitFor();
+    // Evaluated in the page, where `document` exists (this file is compiled for Node, without the DOM's types).
+    const width = await small.evaluate<number>('document.documentElement.scrollWidth');
+    expect(width).toBeLessThanOrEqual(390);
+    if (SCREENSHOTS) await small.screenshot({ path: join(SCREENSHOTS, 'phone.png'), fullPage: true });
+    await phone.close();
+  });
+});
