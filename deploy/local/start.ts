@@ -67,6 +67,7 @@ const banner = [
         `Admin API key:       ${stack.adminApiKeyFile ?? '(IOA_ADMIN_API_KEY)'}; every REST call needs a key, e.g.`,
         `  curl -H "Authorization: Bearer ${stack.adminApiKeyFile ? `$(cat ${stack.adminApiKeyFile})` : '$IOA_ADMIN_API_KEY'}" ${stack.gatewayUrl}/v1/agents`,
         `  (more keys and accounts: POST ${stack.gatewayUrl}/v1/accounts, docs/security.md)`,
+        `Web console:         ${stack.gatewayUrl}/?key=${stack.adminApiKeyFile ? `$(cat ${stack.adminApiKeyFile})` : '$IOA_ADMIN_API_KEY'}  (or open ${stack.gatewayUrl}/ and paste the key)`,
       ]
     : []),
   ...(stack.trustDir
