@@ -1,10 +1,12 @@
-import { DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_PORT, gatewayConfig } from './gateway.config.js';
+import { resolve } from 'node:path';
+import { DEFAULT_CONSOLE_DIR, DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_PORT, gatewayConfig } from './gateway.config.js';
 
 describe('the gateway configuration', () => {
   const saved = {
     GATEWAY_PORT: process.env.GATEWAY_PORT,
     GATEWAY_HEALTH_TIMEOUT_MS: process.env.GATEWAY_HEALTH_TIMEOUT_MS,
     GATEWAY_HOST: process.env.GATEWAY_HOST,
+    GATEWAY_CONSOLE_DIR: process.env.GATEWAY_CONSOLE_DIR,
   };
 
   afterEach(() => {
@@ -18,16 +20,24 @@ describe('the gateway configuration', () => {
     delete process.env.GATEWAY_PORT;
     delete process.env.GATEWAY_HEALTH_TIMEOUT_MS;
     delete process.env.GATEWAY_HOST;
-    expect(gatewayConfig()).toEqual({ port: DEFAULT_GATEWAY_PORT, host: DEFAULT_GATEWAY_HOST, healthTimeoutMs: 1000 });
+    delete process.env.GATEWAY_CONSOLE_DIR;
+    expect(gatewayConfig()).toEqual({
+      port: DEFAULT_GATEWAY_PORT,
+      host: DEFAULT_GATEWAY_HOST,
+      healthTimeoutMs: 1000,
+      consoleDir: resolve('dist/apps/console'),
+    });
+    expect(DEFAULT_CONSOLE_DIR).toBe('dist/apps/console');
     expect(DEFAULT_GATEWAY_PORT).toBe(8080);
     expect(DEFAULT_GATEWAY_HOST).toBe('127.0.0.1');
   });
 
-  it('reads GATEWAY_PORT, GATEWAY_HOST and GATEWAY_HEALTH_TIMEOUT_MS', () => {
+  it('reads GATEWAY_PORT, GATEWAY_HOST, GATEWAY_HEALTH_TIMEOUT_MS and GATEWAY_CONSOLE_DIR', () => {
     process.env.GATEWAY_PORT = '9090';
     process.env.GATEWAY_HEALTH_TIMEOUT_MS = '250';
     process.env.GATEWAY_HOST = '0.0.0.0';
-    expect(gatewayConfig()).toEqual({ port: 9090, host: '0.0.0.0', healthTimeoutMs: 250 });
+    process.env.GATEWAY_CONSOLE_DIR = '/srv/console';
+    expect(gatewayConfig()).toEqual({ port: 9090, host: '0.0.0.0', healthTimeoutMs: 250, consoleDir: '/srv/console' });
   });
 
   it('refuses a GATEWAY_HOST that is not an address', () => {
