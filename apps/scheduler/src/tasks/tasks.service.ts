@@ -47,6 +47,13 @@ export class TasksService {
     await this.transactions.run(async (unit) => {
       const goal = await lockGoal(unit, event.goalId);
       if (!goal) return this.logger.warn(`Tasks assigned for unknown goal ${event.goalId}; ignored`);
+      // Chat only assigns tasks in the goal's own group: an event naming another group contradicts the goal (forged
+      // or misrouted) and is refused. A goal whose group is not recorded yet (formation still committing) is let in.
+      if (goal.groupId !== null && goal.groupId !== event.groupId) {
+        return this.logger.warn(
+          `Refused tasks assigned in group ${event.groupId} for goal ${goal.id}: the goal's group is ${goal.groupId}`,
+        );
+      }
       const known = await unit.manager.find(TaskEntity, {
         where: { id: In(event.tasks.map((task) => task.taskId)) },
         select: { id: true },
