@@ -72,25 +72,31 @@ describe('the Go example agent with a creds file', () => {
     expect(card).toMatchObject({ id: agentId, name: 'go-converter', status: 'online' });
 
     const taskId = randomUUID();
-    const ack = await scheduler.request(
-      subjectFor(AssignTaskV1, agentId),
-      JSON.stringify({
-        taskId,
-        goalId: randomUUID(),
-        groupId: randomUUID(),
-        agentId,
-        brief: {
-          abstract: 'Convert 42 kilometres to miles',
-          inputs: '',
-          description: 'Convert 42 kilometres to miles',
-          completionCriteria: 'The distance in miles',
-        },
-        deadline: new Date(Date.now() + 60_000).toISOString(),
-        depth: 0,
-        maxDepth: 2,
-        attempt: 1,
-      }),
-      { timeout: 5_000 },
+    // The card is in the registry a moment before the agent's task subscription is live (it subscribes on the
+    // registration's reply): the scheduler's dispatcher retries "no responders" the same way.
+    const ack = await expectEventually(
+      () =>
+        scheduler.request(
+          subjectFor(AssignTaskV1, agentId),
+          JSON.stringify({
+            taskId,
+            goalId: randomUUID(),
+            groupId: randomUUID(),
+            agentId,
+            brief: {
+              abstract: 'Convert 42 kilometres to miles',
+              inputs: '',
+              description: 'Convert 42 kilometres to miles',
+              completionCriteria: 'The distance in miles',
+            },
+            deadline: new Date(Date.now() + 60_000).toISOString(),
+            depth: 0,
+            maxDepth: 2,
+            attempt: 1,
+          }),
+          { timeout: 5_000 },
+        ),
+      { timeoutMs: 10_000, intervalMs: 100, message: 'the Go agent takes the task' },
     );
     expect(JSON.parse(decoder.decode(ack.data))).toMatchObject({ ok: true, data: { accepted: true } });
     await expectEventually(() => reports.some((report) => report.state === 'completed'), {
