@@ -208,6 +208,44 @@ describe('the web console in Chromium', () => {
     GOAL_DEADLINE_MS + 30_000,
   );
 
+  it(
+    'shows the sub-goals formed for a goal as a tree that opens in place, by keyboard',
+    async () => {
+      const goalId = await submitGoal(
+        'Form a sub-team to find in the documents how agent presence works, and write a short report.',
+        'doc-researcher, writer',
+      );
+      await statusIs('completed');
+      const goal = await api<GoalV1>(`/v1/goals/${goalId}`);
+      const delegated = goal.tasks.find((task) => task.childGoalId);
+      expect(delegated).toBeDefined();
+      const child = await api<GoalV1>(`/v1/goals/${delegated!.childGoalId}`);
+      const tree = page.getByRole('list', { name: 'Sub-goal tree' });
+      const node = tree.getByRole('button', { name: /sub-team\)$/ }).first();
+      await expect(node.getAttribute('aria-expanded')).resolves.toBe('false');
+      await node.focus();
+      await page.keyboard.press('Enter');
+      await expect(node.getAttribute('aria-expanded')).resolves.toBe('true');
+      const panel = page.getByRole('group', { name: /^Sub-goal: / });
+      await panel
+        .getByLabel('Sub-goal status')
+        .filter({ hasText: /^completed$/ })
+        .waitFor();
+      const shown = (await panel.textContent()) ?? '';
+      expect(shown).toContain(child.goal);
+      for (const member of child.team) expect(shown).toContain(member.name);
+      for (const task of child.tasks) expect(shown).toContain(task.assigneeName);
+      // The sub-goal was formed with the depth the parent allowed, so it has none of its own.
+      expect(child.depth).toBe(1);
+      await expect(panel.getByRole('list', { name: 'Sub-goal tree' }).count()).resolves.toBe(0);
+      await screenshot('sub-goals');
+      await panel.getByRole('link', { name: 'Open this goal' }).click();
+      await page.waitForURL(new RegExp(`#/goals/${child.id}$`));
+      await statusIs('completed');
+    },
+    GOAL_DEADLINE_MS + 30_000,
+  );
+
   it('fits a phone screen without sideways scrolling', async () => {
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
     const small = await phone.newPage();

@@ -1,11 +1,11 @@
 import { useEffect, useReducer, useState, type FormEvent, type ReactNode } from 'react';
 import Markdown from 'react-markdown';
 import type { ChatMessageV1, GoalV1 } from '@ioa/contracts';
-import { Alert, Anchor, Badge, Button, Card, Group, List, Paper, Stack, Text, Textarea, Title } from '@mantine/core';
+import { Alert, Badge, Button, Card, Group, List, Paper, Stack, Text, Textarea, Title } from '@mantine/core';
 import { ApiError, type ConsoleApi } from '../api';
 import { applyGoalEvent, EMPTY_GOAL, hasEnded, openQuestion, type LiveGoal } from '../goal-state';
-import { goalHref } from '../routes';
 import { STATUS_COLOURS, tokensOf } from './goal-format';
+import { SubGoalTree } from './SubGoalTree';
 
 /**
  * One goal, live: its event stream drives the view (the team, the chat as a messenger shows it, the conversation's
@@ -98,17 +98,7 @@ export function GoalPage({ api, goalId }: { api: ConsoleApi; goalId: string }) {
         </Stack>
       </Section>
       <Section label="Sub-goals">
-        <List>
-          {live.tasks
-            .filter((task) => task.childGoalId)
-            .map((task) => (
-              <List.Item key={task.childGoalId}>
-                <Anchor href={goalHref(task.childGoalId!)}>{task.brief?.abstract ?? task.description}</Anchor> (
-                {task.assigneeName}'s sub-team)
-              </List.Item>
-            ))}
-        </List>
-        {!live.tasks.some((task) => task.childGoalId) && <Text c="dimmed">None.</Text>}
+        <SubGoalTree api={api} tasks={live.tasks} />
       </Section>
       {goal && (
         <Section label="Usage">
