@@ -89,7 +89,12 @@ describe('adapters: secrets toward third-party agents', () => {
   }
 
   async function ok<T>(subject: string, body: unknown): Promise<T> {
-    const reply = await rawRequest(nats, subject, body, 15_000);
+    const reply = await rawRequest(nats, subject, body, 15_000).catch((error: unknown) => {
+      // The services log into `logger` only, so a request that gets no answer says what they were doing.
+      throw new Error(
+        `${subject}: ${String(error)}; the services' last log lines:\n${logger.lines.slice(-40).join('\n')}`,
+      );
+    });
     if (!reply.ok) throw new Error(`${subject}: ${JSON.stringify(reply.error)}`);
     return reply.data as T;
   }
