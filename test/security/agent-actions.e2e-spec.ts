@@ -29,6 +29,7 @@ import { RegistryModule } from '../../apps/registry/src/registry.module.js';
 import { ChatModule } from '../../apps/chat/src/chat.module.js';
 import { SchedulerModule } from '../../apps/scheduler/src/scheduler.module.js';
 import { startServices } from '../support/platform-services.js';
+import { AttackTally } from './support/attack-tally.js';
 
 const OWNER = 'acme-agents';
 const decoder = new TextDecoder();
@@ -52,7 +53,7 @@ describe('agents act as themselves, on subjects that name them', () => {
   const carol = randomUUID();
   const connections = new Map<string, NatsConnection>();
   let scheduler: NatsConnection;
-  const tally = { refused: 0, allowed: 0 };
+  const tally = new AttackTally('actor from the subject');
 
   async function ask<T>(
     as: string,
@@ -69,7 +70,7 @@ describe('agents act as themselves, on subjects that name them', () => {
   async function allowed<T>(envelope: Promise<Envelope<T>>): Promise<T> {
     const reply = await envelope;
     expect(reply.error).toBeUndefined();
-    tally.allowed++;
+    tally.count('allowed');
     return reply.data as T;
   }
 
@@ -78,13 +79,13 @@ describe('agents act as themselves, on subjects that name them', () => {
     expect(reply.ok).toBe(false);
     expect(reply.error?.code).toBe(code);
     if (message) expect(reply.error?.message).toMatch(message);
-    tally.refused++;
+    tally.count('refused');
   }
 
   /** The broker refuses the publish: the request fails with a permissions violation, and no service sees it. */
   async function refusedByBroker(envelope: Promise<unknown>): Promise<void> {
     await expect(envelope).rejects.toThrow(/Permissions Violation/);
-    tally.refused++;
+    tally.count('refused');
   }
 
   function card(name: string) {
@@ -115,7 +116,7 @@ describe('agents act as themselves, on subjects that name them', () => {
   }, 120_000);
 
   afterAll(async () => {
-    process.stdout.write(`actor-from-subject: ${tally.refused} refused, ${tally.allowed} allowed\n`);
+    process.stdout.write(`${tally.report()}\n`);
     for (const service of services.reverse()) await service.close();
     await infrastructure?.stop();
   }, 60_000);
@@ -217,7 +218,7 @@ describe('agents act as themselves, on subjects that name them', () => {
     const probe = new NatsPermissionProbe(connections.get(carol)!);
     expect(await probe.subscribe(subjectFor(MessagePostedToMemberV1, bob))).toBe('refused');
     expect(await probe.subscribe(MessagePostedV1.subject)).toBe('refused');
-    tally.refused += 2;
+    tally.count('refused', 2);
     expect(carolMessages).toEqual([]);
 
     const page = await allowed<ListMessagesV1Response>(

@@ -14,6 +14,7 @@ import {
 import { createGatewayApp } from '../../apps/gateway/src/gateway.app.js';
 import { RegistryModule } from '../../apps/registry/src/registry.module.js';
 import { startServices } from '../support/platform-services.js';
+import { AttackTally } from './support/attack-tally.js';
 
 interface Credentials {
   agentId: string;
@@ -44,7 +45,7 @@ describe('agent identities: issue, rotate, revoke, expire (real broker with JWT 
   let baseUrl: string;
   const connections: NatsConnection[] = [];
   const memberKeys: Record<string, string> = {};
-  const tally = { refused: 0, allowed: 0 };
+  const tally = new AttackTally('agent identities');
 
   async function call<T>(
     method: string,
@@ -94,12 +95,12 @@ describe('agent identities: issue, rotate, revoke, expire (real broker with JWT 
   /** The broker refuses the connection outright (revoked, expired or unknown credentials). */
   async function expectRefusedConnect(agent: { keys: KeyPair; jwt: string; agentId: string }): Promise<void> {
     await expect(connectAs(agent)).rejects.toThrow(/Authorization Violation|authentication|expired|revoked/i);
-    tally.refused += 1;
+    tally.count('refused');
   }
 
   function expectApiRefusal(status: number, expected: number): void {
     expect(status).toBe(expected);
-    tally.refused += 1;
+    tally.count('refused');
   }
 
   beforeAll(async () => {
@@ -118,7 +119,7 @@ describe('agent identities: issue, rotate, revoke, expire (real broker with JWT 
   }, 120_000);
 
   afterAll(async () => {
-    console.log(`matrix: ${tally.refused} attacks refused, ${tally.allowed} allowed actions ok`);
+    process.stdout.write(`${tally.report()}\n`);
     await Promise.allSettled(connections.map((connection) => connection.close()));
     await gateway?.close();
     for (const service of services.reverse()) await service.close();
@@ -160,7 +161,7 @@ describe('agent identities: issue, rotate, revoke, expire (real broker with JWT 
       ['$SYS.REQ.CLAIMS.UPDATE', 'refused'],
     ] as const) {
       expect([subject, await probe.publish(subject)]).toEqual([subject, expected]);
-      tally[expected === 'refused' ? 'refused' : 'allowed'] += 1;
+      tally.count(expected === 'refused' ? 'refused' : 'allowed');
     }
     for (const [subject, expected] of [
       [`${theirs}.task.v1`, 'refused'],
@@ -168,7 +169,7 @@ describe('agent identities: issue, rotate, revoke, expire (real broker with JWT 
       [`_INBOX.${agent.credentials.agentId}.>`, 'allowed'],
     ] as const) {
       expect([subject, await probe.subscribe(subject)]).toEqual([subject, expected]);
-      tally[expected === 'refused' ? 'refused' : 'allowed'] += 1;
+      tally.count(expected === 'refused' ? 'refused' : 'allowed');
     }
     await expectEventually(() => received.length === 2, { message: 'the agent hears its own subjects' });
 
@@ -204,14 +205,14 @@ describe('agent identities: issue, rotate, revoke, expire (real broker with JWT 
     // The broker closes the old key's connection on its own: no restart, no reconnect from us.
     await expect(closed).resolves.toBeDefined();
     expect(before.isClosed()).toBe(true);
-    tally.refused += 1;
+    tally.count('refused');
     await expectRefusedConnect({ keys: agent.keys, jwt: agent.credentials.jwt, agentId: agent.credentials.agentId });
 
     const after = await connectAs({ keys: nextKeys, jwt: rotated.body.jwt, agentId: agent.credentials.agentId });
     expect(await new NatsPermissionProbe(after).publish(`ioa.agent.${agent.credentials.agentId}.heartbeat.v1`)).toBe(
       'allowed',
     );
-    tally.allowed += 1;
+    tally.count('allowed');
 
     // A revoked key is refused for good, even by its own account.
     const reused = await call<{ code: string }>(
@@ -237,7 +238,7 @@ describe('agent identities: issue, rotate, revoke, expire (real broker with JWT 
     expect(revoked.status).toBe(200);
     expect(revoked.body).toMatchObject({ status: 'revoked', revokedPublicKeys: [agent.keys.getPublicKey()] });
     await expect(closed).resolves.toBeDefined();
-    tally.refused += 1;
+    tally.count('refused');
     await expectRefusedConnect({ keys: agent.keys, jwt: agent.credentials.jwt, agentId: agent.credentials.agentId });
 
     // Revoking again changes nothing; a new key brings the agent back under the same id.
@@ -253,22 +254,22 @@ describe('agent identities: issue, rotate, revoke, expire (real broker with JWT 
     );
     expect(back.body).toMatchObject({ agentId: agent.credentials.agentId, revokedPublicKey: null });
     await connectAs({ keys, jwt: back.body.jwt, agentId: agent.credentials.agentId });
-    tally.allowed += 1;
+    tally.count('allowed');
   });
 
   it('expiry: the broker ends the connection when the JWT expires and refuses it afterwards', async () => {
     const agent = await newAgent(asMember('acme'), { expiresInSeconds: 2 });
     expect(Date.parse(agent.credentials.expiresAt) - Date.now()).toBeLessThanOrEqual(2000);
     const connection = await connectAgent(agent);
-    tally.allowed += 1;
+    tally.count('allowed');
     await expect(connection.closed()).resolves.toBeDefined();
-    tally.refused += 1;
+    tally.count('refused');
     // An expired JWT may pass CONNECT and be cut at once with "User Authentication Expired" (nats.js can resolve the
     // connect before the server's -ERR arrives), so what is asserted is that no session outlives the expiry.
     const again = await connectAgent(agent).catch((error: unknown) => error as Error);
     const closedBy = again instanceof Error ? again : await again.closed();
     expect(String(closedBy)).toMatch(/Authorization Violation|authentication|expired/i);
-    tally.refused += 1;
+    tally.count('refused');
   }, 30_000);
 
   it("another account cannot see, rotate or revoke an agent's identity; bad input is a 4xx with a message", async () => {
@@ -314,13 +315,13 @@ describe('agent identities: issue, rotate, revoke, expire (real broker with JWT 
       const refused = await call<{ message: string }>('POST', '/v1/agents/identities', body, asMember('acme'));
       expect([body, refused.status]).toEqual([body, 400]);
       expect(refused.body.message).toMatch(/publicKey/);
-      tally.refused += 1;
+      tally.count('refused');
     }
     expectApiRefusal((await call('GET', '/v1/agents/identities/not-a-uuid', undefined, asMember('acme'))).status, 400);
 
     // An admin sees every account's identities.
     const seen = await call<AgentIdentityV1>('GET', path);
     expect(seen.body.accountId).toBe('acme');
-    tally.allowed += 1;
+    tally.count('allowed');
   });
 });

@@ -15,6 +15,7 @@ import {
 } from '@ioa/contracts';
 import { NatsPermissionProbe, startTestInfrastructure, type ProbeOutcome, type TestInfrastructure } from '@ioa/testing';
 import { durableConsumerName, PLATFORM_SERVICES, type PlatformService } from '@ioa/trust';
+import { AttackTally } from './support/attack-tally.js';
 
 /**
  * The NATS side of the authorization matrix: agent A, agent B, an anonymous connection and each service, against
@@ -23,7 +24,7 @@ import { durableConsumerName, PLATFORM_SERVICES, type PlatformService } from '@i
  */
 describe('NATS authorization matrix', () => {
   let infrastructure: TestInfrastructure;
-  const tally = { refused: 0, allowed: 0 };
+  const tally = new AttackTally('NATS matrix');
   const probes = new Map<string, NatsPermissionProbe>();
 
   /** One principal's connection and probe (cached: one connection per principal). */
@@ -40,7 +41,7 @@ describe('NATS authorization matrix', () => {
   /** Asserts one row and counts it: a refusal expected is an attack, an allowance expected is an action. */
   function expectOutcome(row: string, outcome: ProbeOutcome, expected: ProbeOutcome): void {
     expect(`${row}: ${outcome}`).toBe(`${row}: ${expected}`);
-    tally[expected] += 1;
+    tally.count(expected);
   }
 
   const serviceEvents = ALL_CONTRACTS.filter(
@@ -57,13 +58,13 @@ describe('NATS authorization matrix', () => {
 
   afterAll(async () => {
     await infrastructure?.stop();
-    console.log(`matrix: ${tally.refused} attacks refused, ${tally.allowed} allowed actions ok (NATS)`);
+    process.stdout.write(`${tally.report()}\n`);
   });
 
   describe('anonymous', () => {
     it('cannot connect at all', async () => {
       await expect(infrastructure.connectAnonymous()).rejects.toThrow(/Authorization/i);
-      tally.refused += 1;
+      tally.count('refused');
     });
   });
 

@@ -25,6 +25,7 @@ import { SseClient, type ReceivedSseEvent } from '../../apps/gateway/src/goals/t
 import { startSelfSpeakingAgent, type SelfSpeakingAgent } from '../../apps/gateway/src/testing/self-speaking-agent.js';
 import { GOAL_SERVICES, startServices } from '../support/platform-services.js';
 import { startLocalOidcIssuer, type LocalOidcIssuer } from './rest-oidc-issuer.js';
+import { AttackTally } from './support/attack-tally.js';
 
 const AUDIENCE = 'ioa-gateway';
 const MAX_OPEN_GOALS = 3;
@@ -54,7 +55,7 @@ describe('REST authorization matrix', () => {
   let openAi: OpenAiFake;
   let nats: NatsConnection;
   let silent: SelfSpeakingAgent;
-  const tally = { refused: 0, allowed: 0 };
+  const tally = new AttackTally('REST matrix');
 
   const callers: Record<string, Headers> = {};
   let revokedKeyId = '';
@@ -74,7 +75,7 @@ describe('REST authorization matrix', () => {
   function refused(result: HttpResult, status: number, what: string): void {
     expect({ what, status: result.status }).toEqual({ what, status });
     if (status === 401) expect(result.headers.get('www-authenticate')).toMatch(/^Bearer realm="ioa"/);
-    tally.refused += 1;
+    tally.count('refused');
   }
 
   function allowed(result: HttpResult, status: number, what: string): void {
@@ -83,7 +84,7 @@ describe('REST authorization matrix', () => {
       status,
       body: undefined,
     });
-    tally.allowed += 1;
+    tally.count('allowed');
   }
 
   async function submitGoal(caller: Headers, goal: string): Promise<string> {
@@ -158,7 +159,7 @@ describe('REST authorization matrix', () => {
   }, 240_000);
 
   afterAll(async () => {
-    process.stdout.write(`matrix: ${tally.refused} attacks refused, ${tally.allowed} allowed actions ok\n`);
+    process.stdout.write(`${tally.report()}\n`);
     silent?.stop();
     await nats?.close();
     await gateway?.close();
@@ -242,7 +243,7 @@ describe('REST authorization matrix', () => {
     expect(await me('beta')).toEqual({ accountId: 'beta', role: 'member', via: 'api-key' });
     expect(await me('oidcAlpha')).toEqual({ accountId: 'alpha', role: 'member', via: 'oidc' });
     expect(await me('oidcAdmin')).toEqual({ accountId: 'ops', role: 'admin', via: 'oidc' });
-    tally.allowed += 5;
+    tally.count('allowed', 5);
   });
 
   it("attack: cancel, read, follow or join another account's goal over REST (NOT_FOUND, nothing changes)", async () => {
@@ -326,9 +327,9 @@ describe('REST authorization matrix', () => {
         status: 200,
         listed: false,
       });
-      tally.refused += 1;
+      tally.count('refused');
       expect(ids(await call(callers.admin, 'GET', path))).toContain(id);
-      tally.allowed += 1;
+      tally.count('allowed');
     }
     await call(callers.alpha, 'POST', `/v1/goals/${goalId}/cancel`, {});
   });
@@ -350,7 +351,7 @@ describe('REST authorization matrix', () => {
       });
       allowed({ status: 200, body: {}, headers: feed.headers }, 200, "beta's feed shows beta's goal");
       expect(feed.events.filter((event) => goalOf(event) === alphaGoal)).toEqual([]);
-      tally.refused += 1;
+      tally.count('refused');
       await call(callers.alpha, 'POST', `/v1/goals/${alphaGoal}/cancel`, {});
       await call(callers.beta, 'POST', `/v1/goals/${betaGoal}/cancel`, {});
     } finally {
@@ -489,7 +490,7 @@ describe('REST authorization matrix', () => {
     refused(await call(callers.beta, 'GET', `/v1/goals/${goalId}`), 404, "beta reads alpha's A2A goal");
     const betaClient = await authenticatedClientFactory(callers.beta).createFromUrl(baseUrl);
     await expect(betaClient.getTask({ tenant: '', id: sent.id, historyLength: 0 })).rejects.toThrow();
-    tally.refused += 1;
+    tally.count('refused');
     await client.cancelTask({ tenant: '', id: sent.id, metadata: undefined });
   });
 
@@ -548,10 +549,10 @@ describe('REST authorization matrix', () => {
     for (let index = 0; index < MAX_AGENTS_PER_OWNER; index++) expect((await register(index)).ok).toBe(true);
     const over = await register(MAX_AGENTS_PER_OWNER);
     expect(over.error?.code).toBe('QUOTA_EXCEEDED');
-    tally.refused += 1;
+    tally.count('refused');
     // Re-registering an agent the owner already has is an update, not a new agent.
     expect((await register(0)).ok).toBe(true);
-    tally.allowed += 1;
+    tally.count('allowed');
   });
 
   it('rate limit: each account gets GATEWAY_RATE_LIMIT_PER_MINUTE requests a minute (429 + Retry-After)', async () => {
@@ -568,7 +569,7 @@ describe('REST authorization matrix', () => {
       expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
       // The same account through another credential shares the limit; another account has its own.
       expect((await me(callers.oidcAlpha)).status).toBe(429);
-      tally.refused += 1;
+      tally.count('refused');
       allowed({ status: (await me(callers.beta)).status, body: {}, headers: over.headers }, 200, 'beta unaffected');
       // Probes are not counted against anyone.
       expect((await fetch(`${limitedUrl}/health/ready`)).status).not.toBe(429);
