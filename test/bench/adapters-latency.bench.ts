@@ -32,7 +32,18 @@ import { startMcpTestServer, type McpTestServer } from '../../apps/adapters/src/
 import { startWebhookTestAgent, type WebhookTestAgent } from '../../apps/adapters/src/testing/webhook-test-agent.js';
 import { RegistryModule } from '../../apps/registry/src/registry.module.js';
 import { startA2aWeatherAgent, type A2aWeatherAgent } from '../../deploy/local/a2a-weather-agent.js';
-import { benchLog, distribution, envNumber, ms, type Distribution } from './bench-support.js';
+import {
+  benchCommand,
+  benchLog,
+  describeMachine,
+  distribution,
+  envNumber,
+  loadAverage,
+  ms,
+  runDate,
+  updateBenchmarksDoc,
+  type Distribution,
+} from './bench-support.js';
 
 /**
  * What the adapters service adds to a task, per endpoint kind: the time from the task's assignment on
@@ -126,7 +137,8 @@ describe('adapters: added latency per task', () => {
   };
 
   function row(kind: string, adapter: Distribution, direct: Distribution): string {
-    return `| ${kind} | ${ms(direct.p50)} | ${ms(adapter.p50)} | ${ms(adapter.p90)} | **${ms(adapter.p50 - direct.p50)}** |`;
+    const ratio = (adapter.p50 / direct.p50).toFixed(2);
+    return `| ${kind} | ${ms(direct.p50)} | ${ms(adapter.p50)} | ${ms(adapter.p90)} | **${ms(adapter.p50 - direct.p50)}** | ${ratio}× |`;
   }
 
   it('measures each endpoint kind', async () => {
@@ -210,13 +222,34 @@ describe('adapters: added latency per task', () => {
     );
 
     const table = [
-      `Adapter latency per task, ${tasks} sequential tasks per kind after 3 warm-up ones (local peers, PGlite):`,
-      '',
-      '| endpoint kind | direct call p50 | through the adapter p50 | p90 | added p50 |',
-      '| --- | --- | --- | --- | --- |',
+      '| endpoint kind | direct call p50 | through the adapter p50 | p90 | added p50 | ratio p50 |',
+      '| --- | --- | --- | --- | --- | --- |',
       ...rows,
     ].join('\n');
     log(`\n${table}`);
+    await updateBenchmarksDoc(
+      'adapters',
+      `## Agent adapters: latency added per task
+
+\`\`\`bash
+npm run bench:adapters     # BENCH_ADAPTER_TASKS=30 by default
+\`\`\`
+
+Code: \`test/bench/adapters-latency.bench.ts\`. For each endpoint kind, the time from a task's assignment on
+\`ioa.agent.<id>.task.v1\` to its \`completed\` report through the adapters service, against the same work done by
+calling the endpoint directly with the same client library (one streamed A2A \`SendMessage\`, one chat completion,
+one signed webhook POST, one MCP connect + tool call). Local peers answer at once, so the difference is the adapter
+itself: NATS hops, validation, the durable task ownership (a row and its lease before the ack), the \`working\`
+report, and what each kind does per task (A2A reads the agent card again; MCP connects and lists the tools).
+Sequential tasks after 3 warm-up ones, registry and adapters in one process on embedded PGlite.`,
+      'latest',
+      `Run ${runDate()}, \`${benchCommand('bench:adapters')}\`; ${describeMachine()}; load ${loadAverage()}.
+
+${tasks} tasks per kind:
+
+${table}`,
+      ['latest'],
+    );
     expect(rows).toHaveLength(4);
   }, 600_000);
 });
