@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import type { GoalV1 } from '@ioa/contracts';
 import { expectEventually, TEST_ADMIN_API_KEY } from '@ioa/testing';
 import {
@@ -13,7 +13,7 @@ import {
   startGatewayOverPlatform,
   type GatewayOverPlatform,
 } from '../../apps/gateway/src/testing/gateway-over-platform.js';
-import { buildConsole, launchChromium } from './support/console-browser.js';
+import { accessibilityViolations, buildConsole, launchChromium } from './support/console-browser.js';
 
 const GOAL_DEADLINE_MS = 120_000;
 const DEMO_GOAL =
@@ -41,10 +41,17 @@ describe('the web console in Chromium', () => {
     return (await response.json()) as T;
   }
 
-  async function screenshot(name: string): Promise<void> {
+  /** Saves the whole page, or just one part of it (a long goal page would make its picture unreadable). */
+  async function screenshot(name: string, part?: Locator): Promise<void> {
     if (!SCREENSHOTS) return;
     mkdirSync(SCREENSHOTS, { recursive: true });
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+    const path = join(SCREENSHOTS, `${name}.png`);
+    await (part ? part.screenshot({ path }) : page.screenshot({ path, fullPage: true }));
+  }
+
+  /** The view as it is now passes axe-core's WCAG 2.1 AA rules (names, labels, roles, contrast). */
+  async function expectAccessible(view: Page = page): Promise<void> {
+    await expect(accessibilityViolations(view)).resolves.toEqual([]);
   }
 
   /** Submits a goal from the form and returns its id, once the console shows its page. */
@@ -88,12 +95,15 @@ describe('the web console in Chromium', () => {
     await page.getByRole('navigation', { name: 'Main' }).waitFor();
     expect(page.url()).not.toContain(TEST_ADMIN_API_KEY);
     await expect(page.getByRole('heading', { name: 'Goals' }).isVisible()).resolves.toBe(true);
+    await expectAccessible();
   });
 
   it('refuses a wrong key with the gateway’s message, and signs in with the right one by keyboard', async () => {
     const fresh = await browser.newContext();
     const other = await fresh.newPage();
     await other.goto(stack.baseUrl);
+    await other.getByLabel('API key').waitFor();
+    await expectAccessible(other);
     await other.getByLabel('API key').fill('ioa_not-a-real-key');
     await other.keyboard.press('Enter');
     await other.getByRole('alert').waitFor();
@@ -114,6 +124,7 @@ describe('the web console in Chromium', () => {
     const first = results.getByRole('listitem').first();
     await first.getByText('code-runner').waitFor();
     await expect(first.textContent()).resolves.toMatch(/code-runner.*score 0\.\d{3}.*native.*online/s);
+    await expectAccessible();
     await screenshot('agents');
   });
 
@@ -140,6 +151,7 @@ describe('the web console in Chromium', () => {
         await page.getByRole('region', { name: 'Tasks' }).getByText(task.assigneeName).first().waitFor();
       }
       await expect(page.getByLabel('Conversation state').textContent()).resolves.toMatch(/concluded/);
+      await expectAccessible();
       await screenshot('goal');
     },
     GOAL_DEADLINE_MS + 30_000,
@@ -154,6 +166,7 @@ describe('the web console in Chromium', () => {
       await submitGoal('Greet the team in the language the person picks', 'console-asker');
       await statusIs('input_required');
       await page.getByText('In which language?').first().waitFor();
+      await expectAccessible();
       await screenshot('question');
       await page.getByLabel('Your answer').fill('German');
       await page.getByRole('button', { name: 'Send answer' }).click();
@@ -238,7 +251,9 @@ describe('the web console in Chromium', () => {
       // The sub-goal was formed with the depth the parent allowed, so it has none of its own.
       expect(child.depth).toBe(1);
       await expect(panel.getByRole('list', { name: 'Sub-goal tree' }).count()).resolves.toBe(0);
-      await screenshot('sub-goals');
+      await panel.getByText('No sub-goals of its own.').waitFor();
+      await expectAccessible();
+      await screenshot('sub-goals', page.getByRole('region', { name: 'Sub-goals' }));
       await panel.getByRole('link', { name: 'Open this goal' }).click();
       await page.waitForURL(new RegExp(`#/goals/${child.id}$`));
       await statusIs('completed');
@@ -254,6 +269,7 @@ describe('the web console in Chromium', () => {
     // Evaluated in the page, where `document` exists (this file is compiled for Node, without the DOM's types).
     const width = await small.evaluate<number>('document.documentElement.scrollWidth');
     expect(width).toBeLessThanOrEqual(390);
+    await expectAccessible(small);
     if (SCREENSHOTS) await small.screenshot({ path: join(SCREENSHOTS, 'phone.png'), fullPage: true });
     await phone.close();
   });

@@ -19,9 +19,18 @@ const REFRESH_MS = 2000;
  * conclusion) and lists its own sub-goals, opened the same way, down to the deepest. Nodes are disclosure buttons
  * in nested lists, so the keyboard and a screen reader see "expanded"/"collapsed" on each.
  */
-export function SubGoalTree({ api, tasks }: { api: ConsoleApi; tasks: readonly TaskV1[] }) {
+export function SubGoalTree({
+  api,
+  tasks,
+  whenNone = 'None.',
+}: {
+  api: ConsoleApi;
+  tasks: readonly TaskV1[];
+  /** What to say when no task was delegated: a sub-goal's own (empty) tree says so in its words. */
+  whenNone?: string;
+}) {
   const delegated = tasks.filter((task) => task.childGoalId);
-  if (delegated.length === 0) return <Text c="dimmed">None.</Text>;
+  if (delegated.length === 0) return <Text c="dimmed">{whenNone}</Text>;
   return (
     <List listStyleType="none" withPadding={false} spacing="xs" aria-label="Sub-goal tree">
       {delegated.map((task) => (
@@ -132,7 +141,7 @@ function SubGoalDetails({ api, goal }: { api: ConsoleApi; goal: GoalV1 }) {
           <Markdown>{goal.conclusion}</Markdown>
         </div>
       )}
-      <SubGoalTree api={api} tasks={goal.tasks} />
+      <SubGoalTree api={api} tasks={goal.tasks} whenNone="No sub-goals of its own." />
     </>
   );
 }
