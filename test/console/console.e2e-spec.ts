@@ -24,7 +24,7 @@ const SCREENSHOTS = process.env.IOA_CONSOLE_SCREENSHOTS;
 /**
  * The web console in a real Chromium (Debian's, driven by playwright-core) against the real platform behind the
  * gateway that serves it: a person signs in, searches agents, submits a goal and watches its team and chat appear,
- * answers the team's question, cancels a goal; the live view survives a dropped connection without losing or
+ * answers the team's question, cancels a goal, manages the account's API keys; the live view survives a dropped connection without losing or
  * repeating a message; the layout holds on a phone.
  */
 describe('the web console in Chromium', () => {
@@ -261,6 +261,54 @@ describe('the web console in Chromium', () => {
     GOAL_DEADLINE_MS + 30_000,
   );
 
+  it('manages the account’s API keys: a new key is shown once, signs in, and is refused once revoked', async () => {
+    await page.goto(`${stack.baseUrl}/#/keys`);
+    const table = page.getByRole('table', { name: 'API keys' });
+    // The key this console signed in with is listed, and marked as such.
+    await table.getByText('(this console)').waitFor();
+    const form = page.getByRole('region', { name: 'Create an API key' });
+    await form.getByRole('textbox', { name: /^Name/ }).fill('console test key');
+    await form.getByLabel('Expires in (days)').fill('7');
+    await form.getByRole('button', { name: 'Create key' }).click();
+    const key = ((await page.getByLabel('The new key').textContent()) ?? '').trim();
+    expect(key).toMatch(/^ioa_[\w-]{40,}$/);
+    const row = table.getByRole('row').filter({ hasText: 'console test key' });
+    await row.getByText(`${key.slice(0, 8)}…`).waitFor();
+    const me = await api<{ accountId: string }>('/v1/me');
+    const listed = await api<{ items: { name: string; expiresAt: string }[] }>(`/v1/accounts/${me.accountId}/api-keys`);
+    const stored = listed.items.find((item) => item.name === 'console test key');
+    const lifetimeDays = (Date.parse(stored!.expiresAt) - Date.now()) / 86_400_000;
+    expect(lifetimeDays).toBeGreaterThan(6.9);
+    expect(lifetimeDays).toBeLessThanOrEqual(7);
+    await expectAccessible();
+    await screenshot('keys');
+
+    const elsewhere = await browser.newContext();
+    const signedIn = await elsewhere.newPage();
+    await signedIn.goto(`${stack.baseUrl}/?key=${encodeURIComponent(key)}`);
+    await signedIn.getByRole('navigation', { name: 'Main' }).waitFor();
+
+    await row.getByRole('button', { name: 'Revoke console test key' }).click();
+    await row.getByRole('button', { name: 'Confirm revoking console test key' }).click();
+    await row
+      .getByLabel('State of console test key')
+      .filter({ hasText: /^revoked$/ })
+      .waitFor();
+    // Its text is no longer on the page once the person has moved on.
+    await page.goto(`${stack.baseUrl}/#/goals`);
+    await page.goto(`${stack.baseUrl}/#/keys`);
+    await table.getByText('(this console)').waitFor();
+    await expect(page.getByText(key).count()).resolves.toBe(0);
+
+    const refused = await elsewhere.newPage();
+    await refused.goto(stack.baseUrl);
+    await refused.getByLabel('API key').fill(key);
+    await refused.keyboard.press('Enter');
+    await refused.getByRole('alert').waitFor();
+    await expect(refused.getByRole('alert').textContent()).resolves.toMatch(/Not signed in.*revoked/i);
+    await elsewhere.close();
+  });
+
   it('fits a phone screen without sideways scrolling', async () => {
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
     const small = await phone.newPage();
@@ -269,6 +317,32 @@ describe('the web console in Chromium', () => {
     // Evaluated in the page, where `document` exists (this file is compiled for Node, without the DOM's types).
     const width = await small.evaluate<number>('document.documentElement.scrollWidth');
     expect(width).toBeLessThanOrEqual(390);
+    // The header is fixed and its row does not wrap, so what does not fit is squeezed rather than scrolled: no
+    // title, link or button in it may wrap onto a second line or be cut.
+    const squeezed = await small.evaluate<string[]>(`(() => {
+      const lines = (element) => {
+        const tops = new Set();
+        const texts = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+        for (let text = texts.nextNode(); text; text = texts.nextNode()) {
+          const range = document.createRange();
+          range.selectNodeContents(text);
+          for (const rect of range.getClientRects()) tops.add(Math.round(rect.top));
+        }
+        return tops.size;
+      };
+      // Widths are rounded to whole pixels, so one pixel more is rounding, not a cut.
+      const cut = (element) => element.scrollWidth > element.clientWidth + 1;
+      return [...document.querySelectorAll('header h1, header a, header button')]
+        .filter((element) => lines(element) > 1 || cut(element) || [...element.querySelectorAll('*')].some(cut))
+        .map((element) => element.textContent.trim());
+    })()`);
+    expect(squeezed).toEqual([]);
+    // No status is cut short ("co…") to fit a column of the goals list (the earlier tests made goals).
+    await small.locator('.mantine-Badge-label').first().waitFor();
+    const cutBadges = await small.evaluate<string[]>(
+      '[...document.querySelectorAll(".mantine-Badge-label")].filter((label) => label.scrollWidth > label.clientWidth).map((label) => label.textContent)',
+    );
+    expect(cutBadges).toEqual([]);
     await expectAccessible(small);
     if (SCREENSHOTS) await small.screenshot({ path: join(SCREENSHOTS, 'phone.png'), fullPage: true });
     await phone.close();

@@ -27,6 +27,32 @@ export interface NewGoal {
   budget?: { tokens?: number };
 }
 
+/** Who the signed-in key belongs to (`GET /v1/me`). */
+export interface Principal {
+  accountId: string;
+  role: 'admin' | 'member';
+  via: 'api-key' | 'oidc';
+}
+
+/** An API key as the gateway lists it: never its text, only its first characters. */
+export interface ApiKeyItem {
+  id: string;
+  accountId: string;
+  name: string;
+  role: 'admin' | 'member';
+  prefix: string;
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+export interface NewApiKey {
+  name: string;
+  role?: 'admin' | 'member';
+  expiresInDays?: number;
+}
+
 /** The REST API said no: its status and message, as the gateway wrote them. */
 export class ApiError extends Error {
   constructor(
@@ -74,6 +100,32 @@ export class ConsoleApi {
       body: JSON.stringify(body),
     });
     return this.read<T>(response);
+  }
+
+  async delete<T>(path: string): Promise<T> {
+    return this.read<T>(await fetch(path, { method: 'DELETE', headers: this.headers }));
+  }
+
+  me(): Promise<Principal> {
+    return this.get('/v1/me');
+  }
+
+  /** Probably the key this console signed in with: the gateway shows only a key's first characters. */
+  isSignedInWith(key: ApiKeyItem): boolean {
+    return this.apiKey.startsWith(key.prefix);
+  }
+
+  apiKeys(accountId: string): Promise<{ items: ApiKeyItem[] }> {
+    return this.get(`/v1/accounts/${encodeURIComponent(accountId)}/api-keys`);
+  }
+
+  /** The new key's text is in `key`, this once: the gateway keeps only its hash. */
+  createApiKey(accountId: string, request: NewApiKey): Promise<ApiKeyItem & { key: string }> {
+    return this.post(`/v1/accounts/${encodeURIComponent(accountId)}/api-keys`, request);
+  }
+
+  revokeApiKey(accountId: string, keyId: string): Promise<ApiKeyItem> {
+    return this.delete(`/v1/accounts/${encodeURIComponent(accountId)}/api-keys/${encodeURIComponent(keyId)}`);
   }
 
   agents(query: string): Promise<{ items: AgentItem[] }> {

@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'react';
 
-export type Route = { page: 'agents' } | { page: 'goals' } | { page: 'goal'; goalId: string };
+export type Route = { page: 'agents' } | { page: 'goals' } | { page: 'goal'; goalId: string } | { page: 'keys' };
 
-/** `#/agents`, `#/goals`, `#/goals/<id>`; anything else is the goals page. */
+/** `#/agents`, `#/goals`, `#/goals/<id>`, `#/keys`; anything else is the goals page. */
 export function parseRoute(hash: string): Route {
   const [, first, second] = hash.replace(/^#/, '').split('/');
   if (first === 'agents') return { page: 'agents' };
+  if (first === 'keys') return { page: 'keys' };
   if (first === 'goals' && second) return { page: 'goal', goalId: decodeURIComponent(second) };
   return { page: 'goals' };
 }

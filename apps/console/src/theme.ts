@@ -1,4 +1,5 @@
 import {
+  Badge,
   createTheme,
   darken,
   defaultVariantColorsResolver,
@@ -30,6 +31,11 @@ export const consoleTheme = createTheme({
   autoContrast: true,
   luminanceThreshold: 0.15,
   variantColorResolver: readableVariantColours,
+  components: {
+    // A badge holds one word (a status, a kind): cut to "CO…" in a narrow table column on a phone it says nothing,
+    // so it keeps its full width and the column makes room.
+    Badge: Badge.extend({ styles: { root: { overflow: 'visible' }, label: { overflow: 'visible' } } }),
+  },
 });
 
 export const consoleCssVariables: CSSVariablesResolver = (theme) => ({

@@ -54,32 +54,35 @@ export function GoalsPage({ api }: { api: ConsoleApi }) {
           {error}
         </Alert>
       )}
-      <Table.ScrollContainer minWidth={480}>
-        <Table striped aria-label="Goals">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Goal</Table.Th>
-              <Table.Th>Status</Table.Th>
-              <Table.Th>Tokens</Table.Th>
-              <Table.Th>Submitted</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {goals.map((goal) => (
-              <Table.Tr key={goal.id}>
-                <Table.Td>
-                  <Anchor href={goalHref(goal.id)}>{goal.goal}</Anchor>
-                </Table.Td>
-                <Table.Td>
-                  <Badge color={STATUS_COLOURS[goal.status]}>{goal.status}</Badge>
-                </Table.Td>
-                <Table.Td>{tokensOf(goal.usage, goal.budget)}</Table.Td>
-                <Table.Td>{new Date(goal.createdAt).toLocaleString()}</Table.Td>
+      {/* Without rows, the scrolling table would be a region the keyboard cannot reach and that says nothing. */}
+      {goals.length > 0 && (
+        <Table.ScrollContainer minWidth={480}>
+          <Table striped aria-label="Goals">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Goal</Table.Th>
+                <Table.Th>Status</Table.Th>
+                <Table.Th>Tokens</Table.Th>
+                <Table.Th>Submitted</Table.Th>
               </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+            </Table.Thead>
+            <Table.Tbody>
+              {goals.map((goal) => (
+                <Table.Tr key={goal.id}>
+                  <Table.Td>
+                    <Anchor href={goalHref(goal.id)}>{goal.goal}</Anchor>
+                  </Table.Td>
+                  <Table.Td>
+                    <Badge color={STATUS_COLOURS[goal.status]}>{goal.status}</Badge>
+                  </Table.Td>
+                  <Table.Td>{tokensOf(goal.usage, goal.budget)}</Table.Td>
+                  <Table.Td>{new Date(goal.createdAt).toLocaleString()}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
       {goals.length === 0 && <Text>No goal yet: submit one above.</Text>}
       {nextCursor && (
         <Group>
