@@ -260,16 +260,18 @@ describe('crashes lose nothing: kill -9 and restarts on real processes', () => {
   }, 300_000);
 
   afterAll(async () => {
+    // As wide as the longest scenario, so the printed table lines up in a plain log.
+    const width = Math.max('scenario'.length, ...recoveries.map((row) => row.scenario.length));
     const rows = recoveries.map(
       (row) =>
-        `| ${row.scenario.padEnd(36)} | ${(row.backMs / 1000).toFixed(1).padStart(7)} | ${(row.goalMs / 1000).toFixed(1).padStart(7)} | ${(row.nextGoalMs / 1000).toFixed(1).padStart(9)} |`,
+        `| ${row.scenario.padEnd(width)} | ${(row.backMs / 1000).toFixed(1).padStart(7)} | ${(row.goalMs / 1000).toFixed(1).padStart(7)} | ${(row.nextGoalMs / 1000).toFixed(1).padStart(9)} |`,
     );
     process.stdout.write(
       [
         '',
         'Recovery times (s): fault → back up; fault → goal in flight completed; next goal submitted → completed',
-        `| ${'scenario'.padEnd(36)} | back up | goal ok | next goal |`,
-        `| ${'-'.repeat(36)} | ------: | ------: | --------: |`,
+        `| ${'scenario'.padEnd(width)} | back up | goal ok | next goal |`,
+        `| ${'-'.repeat(width)} | ------: | ------: | --------: |`,
         ...rows,
         '',
       ].join('\n'),
