@@ -6,7 +6,7 @@ import { adminAuthHeaders, TEST_ADMIN_API_KEY } from '@ioa/testing';
 import { createGatewayApp } from './gateway.app.js';
 
 const REQUEST_TIMEOUT_MS = 500;
-const SLACK_MS = 1500;
+const SLACK_MS = 4000;
 
 /**
  * The broker itself goes away under a running gateway. Requests then cannot even reach a service: they must still
