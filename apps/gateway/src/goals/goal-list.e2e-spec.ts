@@ -105,7 +105,10 @@ describe('the goal and group lists over HTTP', () => {
       { timeoutMs: 90_000, message: 'both running goals have a group' },
     );
     const byGoal = (goalId: string): GroupSummaryV1 | undefined => groups.find((group) => group.goalId === goalId);
-    expect(groups.indexOf(byGoal(submitted[1])!)).toBeLessThan(groups.indexOf(byGoal(submitted[0])!));
+    // Newest first by the group's own creation time: teams form concurrently, so the second goal's group may well
+    // be opened before the first goal's; what the list promises is the order of `createdAt`, ties broken by id.
+    const createdAt = groups.map((group) => Date.parse(group.createdAt));
+    expect(createdAt).toEqual([...createdAt].sort((a, b) => b - a));
     expect(byGoal(submitted[0])!.members.length).toBeGreaterThan(0);
     expect(byGoal(submitted[0])!.lastSeq).toBeGreaterThanOrEqual(0);
 
