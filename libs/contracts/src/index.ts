@@ -7,6 +7,7 @@ export * from './common/errors.js';
 export * from './common/reply.js';
 export * from './common/headers.js';
 export * from './common/validation.js';
+export * from './common/slug.js';
 export * from './common/payload-bounds.js';
 export * from './common/list-cursor.js';
 export * from './common/list-page.v1.js';

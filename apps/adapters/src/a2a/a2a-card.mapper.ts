@@ -1,6 +1,6 @@
 import type { AgentCard } from '@a2a-js/sdk';
-import type { AgentSkillV1 } from '@ioa/contracts';
-import { slugOf, type EndpointProfile } from '../tasks/endpoint-runner.js';
+import { slugOf, type AgentSkillV1 } from '@ioa/contracts';
+import type { EndpointProfile } from '../tasks/endpoint-runner.js';
 
 const MAX_SKILLS = 50;
 

@@ -2,11 +2,10 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import OpenAI from 'openai';
 import { llmConfig, type LlmConfig } from '@ioa/llm';
-import type { AgentSkillV1, ModelUsageV1 } from '@ioa/contracts';
+import { slugOf, type AgentSkillV1, type ModelUsageV1 } from '@ioa/contracts';
 import { adaptersConfig, type AdaptersConfig } from '../adapters.config.js';
 import {
   briefText,
-  slugOf,
   type EndpointProfile,
   type EndpointRunner,
   type EndpointTarget,

@@ -100,15 +100,3 @@ export function briefText(brief: TaskBriefV1): string {
   parts.push(`## Done when\n${brief.completionCriteria}`);
   return parts.join('\n\n');
 }
-
-/** Turns free text into a valid skill/agent slug (lowercase, digits, "-", "_"), at most 63 characters. */
-export function slugOf(text: string, fallback: string): string {
-  const slug = text
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/[^a-z0-9_]+/g, '-')
-    .replace(/^[-_]+|[-_]+$/g, '')
-    .slice(0, 63)
-    .replace(/[-_]+$/, '');
-  return slug || fallback;
-}

@@ -14,6 +14,7 @@ import {
   ValidateNested,
   type ValidationOptions,
 } from 'class-validator';
+import { SLUG_PATTERN } from './slug.js';
 
 /**
  * Composite validators for rules that recur across payloads. Keeping them here means a rule changes in one place
@@ -59,9 +60,6 @@ export function IsNested(
     Type(type)(target, key);
   };
 }
-
-/** Ids minted by the platform are UUIDs; names are slugs so they can be used in subjects and URLs. */
-export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-_]{0,62}$/;
 
 export function IsSlug(options?: ValidationOptions): PropertyDecorator {
   return (target, key) => {
