@@ -15,6 +15,9 @@ export default defineConfig({
     // the rest of the library renders goals for terminals and would pull the contract classes into the bundle.
     alias: {
       '@ioa/gateway-client': fileURLToPath(new URL('../../libs/gateway-client/src/sse-client.ts', import.meta.url)),
+      // Of the contracts the console takes types (erased) and, at run time, only the slug rule, whose file imports
+      // nothing: the contract classes stay out of the bundle. A value from elsewhere fails the build by name.
+      '@ioa/contracts': fileURLToPath(new URL('../../libs/contracts/src/common/slug.ts', import.meta.url)),
     },
   },
   oxc: { jsx: { runtime: 'automatic' } },
@@ -22,6 +25,13 @@ export default defineConfig({
     outDir: fileURLToPath(new URL('../../dist/apps/console', import.meta.url)),
     emptyOutDir: true,
     chunkSizeWarningLimit: 2048,
+    rolldownOptions: {
+      // Mantine marks each module "use client" for React Server Components; a browser bundle has no server part, so
+      // the ~780 warnings that the directive is dropped say nothing and buried real ones in the build log.
+      onwarn(warning, warn) {
+        if (warning.code !== 'MODULE_LEVEL_DIRECTIVE') warn(warning);
+      },
+    },
   },
   logLevel: 'warn',
 });

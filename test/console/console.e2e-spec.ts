@@ -1,9 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { INestMicroservice } from '@nestjs/common';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import type { GoalV1 } from '@ioa/contracts';
+import { jetstream } from '@nats-io/jetstream';
+import { TasksAssignedV1, type AgentCardV1, type GoalV1 } from '@ioa/contracts';
+import { createService } from '@ioa/messaging';
 import { expectEventually, TEST_ADMIN_API_KEY } from '@ioa/testing';
+import { AdaptersModule } from '../../apps/adapters/src/adapters.module.js';
+import { startA2aWeatherAgent, type A2aWeatherAgent } from '../../deploy/local/a2a-weather-agent.js';
 import {
   greeterMoves,
   startSelfSpeakingAgent,
@@ -23,9 +28,9 @@ const SCREENSHOTS = process.env.IOA_CONSOLE_SCREENSHOTS;
 
 /**
  * The web console in a real Chromium (Debian's, driven by playwright-core) against the real platform behind the
- * gateway that serves it: a person signs in, searches agents, submits a goal and watches its team and chat appear,
- * answers the team's question, cancels a goal, manages the account's API keys; the live view survives a dropped connection without losing or
- * repeating a message; the layout holds on a phone.
+ * gateway that serves it: a person signs in, searches agents, connects and removes an A2A agent, submits a goal and
+ * watches its team and chat appear, answers the team's question, cancels a goal, manages the account's API keys; the
+ * live view survives a dropped connection without losing or repeating a message; the layout holds on a phone.
  */
 describe('the web console in Chromium', () => {
   let stack: GatewayOverPlatform;
@@ -33,6 +38,9 @@ describe('the web console in Chromium', () => {
   let context: BrowserContext;
   let page: Page;
   const agents: SelfSpeakingAgent[] = [];
+  /** The adapters service, which speaks for agents connected from the console, and one such agent (A2A v1.0). */
+  let adapters: INestMicroservice;
+  let weatherAgent: A2aWeatherAgent;
 
   async function api<T>(path: string): Promise<T> {
     const response = await fetch(`${stack.baseUrl}${path}`, {
@@ -78,6 +86,13 @@ describe('the web console in Chromium', () => {
   beforeAll(async () => {
     process.env.GATEWAY_CONSOLE_DIR = await buildConsole();
     stack = await startGatewayOverPlatform();
+    stack.platform.infrastructure.applyEnvironment({
+      ADAPTERS_HEARTBEAT_MS: '1000',
+      ADAPTERS_CALLBACK_PORT: '0',
+      ADAPTERS_CALL_TIMEOUT_MS: '5000',
+    });
+    adapters = await createService(AdaptersModule, { name: 'adapters', logger: false });
+    weatherAgent = await startA2aWeatherAgent();
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
@@ -86,6 +101,8 @@ describe('the web console in Chromium', () => {
   afterAll(async () => {
     for (const agent of agents) agent.stop();
     await browser?.close();
+    await weatherAgent?.stop();
+    await adapters?.close();
     await stack?.stop();
     delete process.env.GATEWAY_CONSOLE_DIR;
   }, 60_000);
@@ -119,6 +136,11 @@ describe('the web console in Chromium', () => {
     const all = page.getByRole('list', { name: 'All agents' });
     await all.getByText('code-runner').waitFor();
     await expect(all.getByRole('listitem').count()).resolves.toBeGreaterThanOrEqual(3);
+    // Every agent's card is as wide as the list, however short its description.
+    const listWidth = (await all.boundingBox())!.width;
+    for (const item of await all.getByRole('listitem').all()) {
+      expect(Math.abs((await item.locator('.mantine-Card-root').boundingBox())!.width - listWidth)).toBeLessThan(2);
+    }
     await page.getByLabel('Search agents').fill('run some javascript code');
     const results = page.getByRole('list', { name: 'Search results' });
     const first = results.getByRole('listitem').first();
@@ -126,6 +148,61 @@ describe('the web console in Chromium', () => {
     await expect(first.textContent()).resolves.toMatch(/code-runner.*score 0\.\d{3}.*native.*online/s);
     await expectAccessible();
     await screenshot('agents');
+  });
+
+  it('connects an A2A agent from its URL alone, says why an endpoint is refused, and removes the agent', async () => {
+    await page.goto(`${stack.baseUrl}/#/agents`);
+    // The page may still hold the previous test's search: the whole directory is what this test watches.
+    await page.getByLabel('Search agents').fill('');
+    await page.getByRole('button', { name: 'Connect an agent' }).click();
+    const form = page.getByRole('region', { name: 'Connect an agent' });
+    await expect(form.getByRole('radio', { name: 'A2A agent' }).isChecked()).resolves.toBe(true);
+    // Nothing listens there: the adapters service cannot read a card, and the form says so.
+    await form.getByRole('textbox', { name: /^Agent URL/ }).fill('http://127.0.0.1:9/');
+    await form.getByRole('button', { name: 'Connect agent' }).click();
+    await form.getByRole('alert').waitFor({ timeout: 60_000 });
+    await expect(form.getByRole('alert').textContent()).resolves.toMatch(/127\.0\.0\.1:9/);
+
+    await form.getByRole('textbox', { name: /^Agent URL/ }).fill(weatherAgent.url);
+    await expectAccessible();
+    await screenshot('connect-agent');
+    await form.getByRole('button', { name: 'Connect agent' }).click();
+    const connected = page.getByRole('status').filter({ hasText: /Connected “weather-oracle” \(A2A\)/ });
+    await connected.waitFor({ timeout: 60_000 });
+    // Name, description and skills came from the agent's own card.
+    await expect(connected.textContent()).resolves.toContain('Its endpoint answers; skills: Weather forecast.');
+    const card = page.getByRole('list', { name: 'All agents' }).getByRole('listitem').filter({
+      hasText: 'weather-oracle',
+    });
+    await card.getByText('A2A', { exact: true }).waitFor();
+    await card.getByText('online', { exact: true }).waitFor({ timeout: 30_000 });
+    const registered = await api<{ items: AgentCardV1[] }>('/v1/agents?limit=100');
+    const weather = registered.items.find((agent) => agent.name === 'weather-oracle');
+    expect(weather?.endpoint.kind).toBe('a2a');
+    expect(weather?.endpoint.url).toContain(weatherAgent.url);
+    // Discovery finds it by what its card says it can do (once it has indexed the card: search again until then).
+    const search = page.getByLabel('Search agents');
+    const first = page.getByRole('list', { name: 'Search results' }).getByRole('listitem').first();
+    await expectEventually(
+      async () => {
+        await search.fill('');
+        await search.fill('will it rain tomorrow');
+        return ((await first.textContent({ timeout: 5_000 })) ?? '').includes('weather-oracle');
+      },
+      { timeoutMs: 30_000, message: 'discovery ranks the weather agent first' },
+    );
+    await search.fill('');
+
+    await card.getByRole('button', { name: 'Remove weather-oracle' }).click();
+    await card.getByRole('button', { name: 'Confirm removing weather-oracle' }).click();
+    await card.waitFor({ state: 'detached', timeout: 30_000 });
+    await expectEventually(
+      async () =>
+        !(await api<{ items: AgentCardV1[] }>('/v1/agents?limit=100')).items.some((a) => a.id === weather!.id),
+      { message: 'the agent is gone from the registry' },
+    );
+    // Agents that speak NATS themselves are not removed from here.
+    await expect(page.getByRole('button', { name: /^Remove / }).count()).resolves.toBe(0);
   });
 
   it(
@@ -307,6 +384,53 @@ describe('the web console in Chromium', () => {
     await refused.getByRole('alert').waitFor();
     await expect(refused.getByRole('alert').textContent()).resolves.toMatch(/Not signed in.*revoked/i);
     await elsewhere.close();
+  });
+
+  it('shows an operator each event consumer and the dead letters, and replays one', async () => {
+    // An event no handler can take: the scheduler's consumer of tasks-assigned gives up on it at once.
+    const poison = '{"groupId": nope';
+    const { seq } = await jetstream(stack.platform.client).publish(TasksAssignedV1.subject, poison);
+    await page.goto(`${stack.baseUrl}/#/goals`);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Operations' }).click();
+    await page.getByRole('heading', { name: 'Operations' }).waitFor();
+    const letters = page.getByRole('table', { name: /^Dead letters/ });
+    const row = letters.getByRole('row').filter({ hasText: `stream sequence ${seq},` });
+    // The page asks again every few seconds: the dead letter appears without a reload.
+    await row.waitFor({ timeout: 30_000 });
+    await expect(row.textContent()).resolves.toMatch(
+      /scheduler.*ioa\.chat\.tasks\.assigned\.v1.*Invalid payload.*not valid JSON.*"groupId": nope/s,
+    );
+    const consumer = page
+      .getByRole('table', { name: 'Event consumers' })
+      .getByRole('row')
+      .filter({ hasText: TasksAssignedV1.subject })
+      .filter({ hasText: 'scheduler' });
+    const deadLetterCount = Number(await consumer.getByRole('cell').nth(5).textContent());
+    expect(deadLetterCount).toBeGreaterThanOrEqual(1);
+    await expect(consumer.textContent()).resolves.toContain('moving');
+    await expect(page.getByRole('table', { name: 'Services' }).textContent()).resolves.toMatch(/scheduler\s*up/);
+    await expectAccessible();
+    await screenshot('operations');
+
+    const id = Number(await row.getByRole('cell').first().textContent());
+    await row.getByRole('button', { name: `Replay dead letter ${id}` }).click();
+    await row.getByRole('button', { name: `Confirm replaying dead letter ${id}` }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Dead letter ${id} was published again on ${TasksAssignedV1.subject}` })
+      .waitFor();
+    // The body is as invalid as before: the consumer refuses it again, and it is back under a new id.
+    const again = await expectEventually(
+      async () => {
+        const { items } = await api<{ items: Array<{ id: number; payload: string }> }>('/v1/dead-letters?limit=500');
+        return items.some((letter) => letter.id === id)
+          ? undefined
+          : items.find((l) => l.id > id && l.payload === poison);
+      },
+      { timeoutMs: 30_000, message: 'the replayed event is a dead letter again, under a new id' },
+    );
+    await letters.getByRole('button', { name: `Replay dead letter ${again!.id}` }).waitFor({ timeout: 30_000 });
+    await expect(letters.getByRole('button', { name: `Replay dead letter ${id}` }).count()).resolves.toBe(0);
   });
 
   it('fits a phone screen without sideways scrolling', async () => {

@@ -1,12 +1,13 @@
-import { useState } from 'react';
-import { Anchor, AppShell, Box, Button, Group, Title } from '@mantine/core';
-import { ConsoleApi } from './api';
+import { useEffect, useState } from 'react';
+import { Anchor, AppShell, Box, Button, Group, Menu, Title } from '@mantine/core';
+import { ConsoleApi, type Principal } from './api';
 import { useRoute } from './routes';
 import { SignIn } from './pages/SignIn';
 import { AgentsPage } from './pages/AgentsPage';
 import { GoalsPage } from './pages/GoalsPage';
 import { GoalPage } from './pages/GoalPage';
 import { KeysPage } from './pages/KeysPage';
+import { OperationsPage } from './pages/OperationsPage';
 
 /** `/?key=<API key>` signs in directly (the link `npm start` prints); the key then leaves the address bar. */
 function keyFromAddress(): string | undefined {
@@ -22,11 +23,25 @@ export function App() {
   const [api, setApi] = useState<ConsoleApi | undefined>(() => ConsoleApi.fromStorage());
   const [pendingKey] = useState(keyFromAddress);
   const route = useRoute();
+  /** Who is signed in: administrators also get the operations page. */
+  const [principal, setPrincipal] = useState<Principal>();
+  useEffect(() => {
+    setPrincipal(undefined);
+    // A failure here shows on the page itself (each page calls the API): the link is only left out.
+    api?.me().then(setPrincipal, () => undefined);
+  }, [api]);
 
   const signOut = () => {
     ConsoleApi.signOut();
     setApi(undefined);
   };
+
+  const moreLinks = [
+    { href: '#/keys', label: 'API keys', current: route.page === 'keys' },
+    ...(principal?.role === 'admin'
+      ? [{ href: '#/operations', label: 'Operations', current: route.page === 'operations' }]
+      : []),
+  ];
 
   if (!api) return <SignIn initialKey={pendingKey} onSignedIn={setApi} />;
   return (
@@ -49,9 +64,28 @@ export function App() {
                 <Anchor href="#/goals" fw={route.page === 'goals' || route.page === 'goal' ? 700 : 400}>
                   Goals
                 </Anchor>
-                <Anchor href="#/keys" fw={route.page === 'keys' ? 700 : 400}>
-                  API keys
-                </Anchor>
+                {moreLinks.map((link) => (
+                  <Anchor key={link.href} href={link.href} fw={link.current ? 700 : 400} visibleFrom="sm">
+                    {link.label}
+                  </Anchor>
+                ))}
+                {/* A phone's header has room for two links: the others are in a menu. */}
+                <Box hiddenFrom="sm">
+                  <Menu position="bottom-start">
+                    <Menu.Target>
+                      <Button variant="subtle" size="compact-sm">
+                        More
+                      </Button>
+                    </Menu.Target>
+                    <Menu.Dropdown>
+                      {moreLinks.map((link) => (
+                        <Menu.Item key={link.href} component="a" href={link.href} fw={link.current ? 700 : 400}>
+                          {link.label}
+                        </Menu.Item>
+                      ))}
+                    </Menu.Dropdown>
+                  </Menu>
+                </Box>
               </Group>
             </nav>
           </Group>
@@ -65,6 +99,7 @@ export function App() {
         {route.page === 'goals' && <GoalsPage api={api} />}
         {route.page === 'goal' && <GoalPage key={route.goalId} api={api} goalId={route.goalId} />}
         {route.page === 'keys' && <KeysPage api={api} onSignedOut={signOut} />}
+        {route.page === 'operations' && <OperationsPage api={api} />}
       </AppShell.Main>
     </AppShell>
   );

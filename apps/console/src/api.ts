@@ -1,4 +1,4 @@
-import type { AgentCardV1, GoalEventV1, GoalV1 } from '@ioa/contracts';
+import type { AdaptedAgentV1, AgentCardV1, GoalEventV1, GoalV1, RegisterAdaptedAgentV1Request } from '@ioa/contracts';
 import { followEventStream } from '@ioa/gateway-client';
 
 /** Where the console keeps the API key: this tab only, gone when it closes. */
@@ -53,6 +53,53 @@ export interface NewApiKey {
   expiresInDays?: number;
 }
 
+/** One JetStream consumer as a service reports it in `/health`. */
+export interface ConsumerHealth {
+  name: string;
+  subject: string;
+  pending: number;
+  ackPending: number;
+  maxAckPending: number;
+  redelivered: number;
+  deadLetters: number;
+  stuck: boolean;
+  stuckReason?: string;
+}
+
+export interface ServiceHealth {
+  status: 'up' | 'degraded' | 'down';
+  database?: 'up' | 'down';
+  uptimeSeconds?: number;
+  latencyMs?: number;
+  reason?: string;
+  consumers?: ConsumerHealth[];
+}
+
+/** `GET /health`: the verdict, and each service as it answered (or why it did not). */
+export interface PlatformHealth {
+  status: 'ok' | 'degraded';
+  ready: boolean;
+  nats: 'up' | 'down';
+  database: 'up' | 'down' | 'unknown';
+  services: Record<string, ServiceHealth>;
+}
+
+/** An event a service's consumer gave up on (`GET /v1/dead-letters`). */
+export interface DeadLetterItem {
+  id: number;
+  service: string;
+  consumer: string;
+  subject: string;
+  streamSequence: number;
+  deliveries: number;
+  reason: 'handler_failed' | 'invalid_payload';
+  error: string;
+  deadLetteredAt: string;
+  payload: string;
+  payloadTruncated: boolean;
+  payloadBytes: number;
+}
+
 /** The REST API said no: its status and message, as the gateway wrote them. */
 export class ApiError extends Error {
   constructor(
@@ -62,6 +109,11 @@ export class ApiError extends Error {
     super(message);
     this.name = 'ApiError';
   }
+}
+
+/** What to tell the person when a call failed: the gateway's own message when it gave one. */
+export function errorMessage(failure: unknown): string {
+  return failure instanceof ApiError ? failure.message : String(failure);
 }
 
 /** The gateway's REST API as the console uses it, with the person's API key on every call. */
@@ -102,8 +154,13 @@ export class ConsoleApi {
     return this.read<T>(response);
   }
 
-  async delete<T>(path: string): Promise<T> {
-    return this.read<T>(await fetch(path, { method: 'DELETE', headers: this.headers }));
+  async delete<T>(path: string, body?: unknown): Promise<T> {
+    const response = await fetch(path, {
+      method: 'DELETE',
+      headers: body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return this.read<T>(response);
   }
 
   me(): Promise<Principal> {
@@ -131,6 +188,37 @@ export class ConsoleApi {
   agents(query: string): Promise<{ items: AgentItem[] }> {
     const search = query.trim();
     return this.get(search ? `/v1/agents?q=${encodeURIComponent(search)}&topK=20` : '/v1/agents?limit=100');
+  }
+
+  /** An agent reached over A2A, MCP, an OpenAI-compatible endpoint or a webhook, served by the adapters service. */
+  connectAgent(request: RegisterAdaptedAgentV1Request): Promise<AdaptedAgentV1> {
+    return this.post('/v1/agents', request);
+  }
+
+  /** Removes an adapted agent; `owner` is its account (the gateway refuses another's unless the caller is admin). */
+  removeAgent(agentId: string, owner: string): Promise<unknown> {
+    return this.delete(`/v1/agents/${encodeURIComponent(agentId)}`, { owner });
+  }
+
+  /** The platform's health; a degraded platform answers 503 with the same body, which is what a person wants to see. */
+  async health(): Promise<PlatformHealth> {
+    const response = await fetch('/health', { headers: this.headers });
+    if (response.status === 503) return (await response.json()) as PlatformHealth;
+    return this.read<PlatformHealth>(response);
+  }
+
+  /** Every service's dead letters, oldest first (administrators only). */
+  deadLetters(): Promise<{
+    items: DeadLetterItem[];
+    total: number;
+    unavailable: { service: string; reason: string }[];
+  }> {
+    return this.get('/v1/dead-letters?limit=500');
+  }
+
+  /** Publishes a dead letter again on its original subject, and removes it from the dead letters. */
+  replayDeadLetter(id: number): Promise<{ id: number; subject: string }> {
+    return this.post(`/v1/dead-letters/${id}/replay`, {});
   }
 
   goals(cursor?: string): Promise<{ items: GoalSummary[]; nextCursor?: string }> {

@@ -5,6 +5,7 @@ describe('the console’s routes', () => {
   it('reads each page from the address bar’s hash', () => {
     expect(parseRoute('#/agents')).toEqual({ page: 'agents' });
     expect(parseRoute('#/keys')).toEqual({ page: 'keys' });
+    expect(parseRoute('#/operations')).toEqual({ page: 'operations' });
     expect(parseRoute('#/goals')).toEqual({ page: 'goals' });
     expect(parseRoute('#/goals/abc-1')).toEqual({ page: 'goal', goalId: 'abc-1' });
   });

@@ -1,12 +1,14 @@
 import { useEffect, useState } from 'react';
 
-export type Route = { page: 'agents' } | { page: 'goals' } | { page: 'goal'; goalId: string } | { page: 'keys' };
+export type Route =
+  { page: 'agents' } | { page: 'goals' } | { page: 'goal'; goalId: string } | { page: 'keys' } | { page: 'operations' };
 
-/** `#/agents`, `#/goals`, `#/goals/<id>`, `#/keys`; anything else is the goals page. */
+/** `#/agents`, `#/goals`, `#/goals/<id>`, `#/keys`, `#/operations`; anything else is the goals page. */
 export function parseRoute(hash: string): Route {
   const [, first, second] = hash.replace(/^#/, '').split('/');
   if (first === 'agents') return { page: 'agents' };
   if (first === 'keys') return { page: 'keys' };
+  if (first === 'operations') return { page: 'operations' };
   if (first === 'goals' && second) return { page: 'goal', goalId: decodeURIComponent(second) };
   return { page: 'goals' };
 }

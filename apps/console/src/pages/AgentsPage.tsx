@@ -1,22 +1,31 @@
 import { useCallback, useEffect, useState } from 'react';
-import { Alert, Badge, Card, Group, List, Stack, Text, TextInput, Title } from '@mantine/core';
-import { ApiError, type AgentItem, type ConsoleApi } from '../api';
+import { Alert, Badge, Button, Card, Collapse, Group, List, Stack, Text, TextInput, Title } from '@mantine/core';
+import type { AdaptedAgentV1 } from '@ioa/contracts';
+import { errorMessage, type AgentItem, type ConsoleApi, type Principal } from '../api';
+import { ENDPOINT_KIND_LABELS } from '../connect-agent';
 import { useFeed } from '../use-feed';
+import { ConfirmedButton } from './ConfirmedButton';
+import { ConnectAgentForm } from './ConnectAgentForm';
+import { ErrorAlert } from './ErrorAlert';
 
-const KIND_LABELS: Record<string, string> = {
-  nats: 'native',
-  a2a: 'A2A',
-  mcp: 'MCP',
-  openai: 'OpenAI',
-  http: 'webhook',
-};
+/** Agents the adapters service speaks for can be removed here by their account (or an admin); native ones leave. */
+function canRemove(agent: AgentItem, principal: Principal | undefined): boolean {
+  if (!principal || agent.endpoint.kind === 'nats') return false;
+  return principal.role === 'admin' || agent.owner === principal.accountId;
+}
 
-/** The directory: every agent with its presence (live), endpoint kind and skills; the search is discovery's. */
+/**
+ * The directory: every agent with its presence (live), endpoint kind and skills; the search is discovery's.
+ * Agents built elsewhere (A2A, MCP, OpenAI-compatible, webhooks) are connected and removed here.
+ */
 export function AgentsPage({ api }: { api: ConsoleApi }) {
   const [query, setQuery] = useState('');
   /** The agents shown, and the search they answer (the box may already hold the next one). */
   const [shown, setShown] = useState<{ query: string; agents: AgentItem[] }>();
   const [error, setError] = useState<string>();
+  const [principal, setPrincipal] = useState<Principal>();
+  const [connecting, setConnecting] = useState(false);
+  const [connected, setConnected] = useState<AdaptedAgentV1>();
 
   const load = useCallback(() => {
     api
@@ -25,7 +34,7 @@ export function AgentsPage({ api }: { api: ConsoleApi }) {
         setShown({ query: query.trim(), agents: page.items });
         setError(undefined);
       })
-      .catch((failure: unknown) => setError(failure instanceof ApiError ? failure.message : String(failure)));
+      .catch((failure: unknown) => setError(errorMessage(failure)));
   }, [api, query]);
 
   useEffect(() => {
@@ -33,10 +42,62 @@ export function AgentsPage({ api }: { api: ConsoleApi }) {
     return () => clearTimeout(timer);
   }, [load]);
   useFeed(api, load);
+  useEffect(() => {
+    api
+      .me()
+      .then(setPrincipal)
+      .catch((failure: unknown) => setError(errorMessage(failure)));
+  }, [api]);
+
+  const remove = async (agent: AgentItem): Promise<boolean> => {
+    try {
+      await api.removeAgent(agent.id, agent.owner);
+      if (connected?.agent.id === agent.id) setConnected(undefined);
+      load();
+      return true;
+    } catch (failure) {
+      setError(errorMessage(failure));
+      return false;
+    }
+  };
 
   return (
     <Stack>
-      <Title order={2}>Agents</Title>
+      <Group justify="space-between" wrap="wrap">
+        <Title order={2}>Agents</Title>
+        {principal && (
+          <Button variant="light" aria-expanded={connecting} onClick={() => setConnecting(!connecting)}>
+            {connecting ? 'Close the form' : 'Connect an agent'}
+          </Button>
+        )}
+      </Group>
+      {principal && (
+        <Collapse expanded={connecting}>
+          <ConnectAgentForm
+            api={api}
+            owner={principal.accountId}
+            onConnected={(agent) => {
+              setConnected(agent);
+              setConnecting(false);
+              load();
+            }}
+          />
+        </Collapse>
+      )}
+      {connected && (
+        <Alert
+          color={connected.endpoint.reachable ? 'green' : 'yellow'}
+          title={`Connected “${connected.agent.name}” (${ENDPOINT_KIND_LABELS[connected.endpoint.kind]})`}
+          role="status"
+          withCloseButton
+          closeButtonLabel="Dismiss"
+          onClose={() => setConnected(undefined)}
+        >
+          {connected.endpoint.reachable
+            ? `Its endpoint answers; skills: ${connected.agent.skills.map((skill) => skill.name).join(', ')}.`
+            : `Its endpoint does not answer yet, so teams will not choose it: ${connected.endpoint.lastError ?? 'no reason given'}.`}
+        </Alert>
+      )}
       <TextInput
         type="search"
         label="Search agents"
@@ -44,12 +105,14 @@ export function AgentsPage({ api }: { api: ConsoleApi }) {
         value={query}
         onChange={(event) => setQuery(event.currentTarget.value)}
       />
-      {error && (
-        <Alert color="red" role="alert">
-          {error}
-        </Alert>
-      )}
-      <List listStyleType="none" spacing="sm" aria-label={shown?.query ? 'Search results' : 'All agents'}>
+      <ErrorAlert message={error} />
+      <List
+        listStyleType="none"
+        spacing="sm"
+        aria-label={shown?.query ? 'Search results' : 'All agents'}
+        // Mantine's list item shrinks to its content: every agent's card takes the whole width instead.
+        styles={{ itemWrapper: { display: 'flex', alignItems: 'stretch' } }}
+      >
         {(shown?.agents ?? []).map((agent) => (
           <List.Item key={agent.id}>
             <Card withBorder padding="sm">
@@ -62,7 +125,7 @@ export function AgentsPage({ api }: { api: ConsoleApi }) {
                     </Badge>
                   )}
                   <Badge variant="outline" color="gray">
-                    {KIND_LABELS[agent.endpoint.kind] ?? agent.endpoint.kind}
+                    {ENDPOINT_KIND_LABELS[agent.endpoint.kind] ?? agent.endpoint.kind}
                   </Badge>
                   <Badge color={agent.status === 'online' ? 'green' : 'gray'}>{agent.status}</Badge>
                 </Group>
@@ -71,6 +134,18 @@ export function AgentsPage({ api }: { api: ConsoleApi }) {
                 {agent.description}
               </Text>
               <Text size="sm">Skills: {agent.skills.map((skill) => skill.name).join(', ')}</Text>
+              {canRemove(agent, principal) && (
+                <Group gap="xs" mt="xs">
+                  <ConfirmedButton
+                    label="Remove"
+                    confirmLabel="Remove from the network"
+                    accessibleName={`Remove ${agent.name}`}
+                    confirmAccessibleName={`Confirm removing ${agent.name}`}
+                    color="red"
+                    onConfirm={() => remove(agent)}
+                  />
+                </Group>
+              )}
             </Card>
           </List.Item>
         ))}

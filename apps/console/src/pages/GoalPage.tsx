@@ -2,10 +2,11 @@ import { useEffect, useReducer, useState, type FormEvent, type ReactNode } from 
 import Markdown from 'react-markdown';
 import type { ChatMessageV1, GoalV1 } from '@ioa/contracts';
 import { Alert, Badge, Button, Card, Group, List, Paper, Stack, Text, Textarea, Title } from '@mantine/core';
-import { ApiError, type ConsoleApi } from '../api';
+import { errorMessage, type ConsoleApi } from '../api';
 import { applyGoalEvent, EMPTY_GOAL, hasEnded, openQuestion, type LiveGoal } from '../goal-state';
 import { STATUS_COLOURS, tokensOf } from './goal-format';
 import { SubGoalTree } from './SubGoalTree';
+import { ErrorAlert } from './ErrorAlert';
 
 /**
  * One goal, live: its event stream drives the view (the team, the chat as a messenger shows it, the conversation's
@@ -39,7 +40,7 @@ export function GoalPage({ api, goalId }: { api: ConsoleApi; goalId: string }) {
     api
       .goal(goalId)
       .then(setGoal)
-      .catch((failure: unknown) => setError(failure instanceof ApiError ? failure.message : String(failure)));
+      .catch((failure: unknown) => setError(errorMessage(failure)));
   }, [api, goalId, changes]);
 
   const status = live.status ?? goal?.status;
@@ -56,11 +57,7 @@ export function GoalPage({ api, goalId }: { api: ConsoleApi; goalId: string }) {
         )}
       </Group>
       {(live.statusReason ?? goal?.statusReason) && <Text c="dimmed">{live.statusReason ?? goal?.statusReason}</Text>}
-      {error && (
-        <Alert color="red" role="alert">
-          {error}
-        </Alert>
-      )}
+      <ErrorAlert message={error} />
       <Controls api={api} goalId={goalId} live={live} status={status} />
       <Section label="Team">
         <List spacing="xs">
@@ -217,7 +214,7 @@ function Controls({
       await action();
       setText('');
     } catch (failure) {
-      setError(failure instanceof ApiError ? failure.message : String(failure));
+      setError(errorMessage(failure));
     } finally {
       setBusy(false);
     }
@@ -259,11 +256,7 @@ function Controls({
           </Button>
         </Group>
       )}
-      {error && (
-        <Alert color="red" role="alert">
-          {error}
-        </Alert>
-      )}
+      <ErrorAlert message={error} />
     </Stack>
   );
 }

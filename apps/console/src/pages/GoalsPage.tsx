@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import {
-  Alert,
   Anchor,
   Badge,
+  Grid,
   Button,
   Group,
   NumberInput,
@@ -14,10 +14,11 @@ import {
   Textarea,
   Title,
 } from '@mantine/core';
-import { ApiError, type ConsoleApi, type GoalSummary, type NewGoal } from '../api';
+import { errorMessage, type ConsoleApi, type GoalSummary, type NewGoal } from '../api';
 import { goalHref } from '../routes';
 import { useFeed } from '../use-feed';
 import { STATUS_COLOURS, tokensOf } from './goal-format';
+import { ErrorAlert } from './ErrorAlert';
 
 /** The goals (newest first, live) and the form that submits one. */
 export function GoalsPage({ api }: { api: ConsoleApi }) {
@@ -32,7 +33,7 @@ export function GoalsPage({ api }: { api: ConsoleApi }) {
         setGoals(page.items);
         setNextCursor(page.nextCursor);
       })
-      .catch((failure: unknown) => setError(failure instanceof ApiError ? failure.message : String(failure)));
+      .catch((failure: unknown) => setError(errorMessage(failure)));
   }, [api]);
   useEffect(reload, [reload]);
   useFeed(api, reload);
@@ -49,11 +50,7 @@ export function GoalsPage({ api }: { api: ConsoleApi }) {
     <Stack>
       <Title order={2}>Goals</Title>
       <NewGoalForm api={api} />
-      {error && (
-        <Alert color="red" role="alert">
-          {error}
-        </Alert>
-      )}
+      <ErrorAlert message={error} />
       {/* Without rows, the scrolling table would be a region the keyboard cannot reach and that says nothing. */}
       {goals.length > 0 && (
         <Table.ScrollContainer minWidth={480}>
@@ -121,7 +118,7 @@ function NewGoalForm({ api }: { api: ConsoleApi }) {
       const submitted = await api.submitGoal(request);
       location.hash = goalHref(submitted.id);
     } catch (failure) {
-      setError(failure instanceof ApiError ? failure.message : String(failure));
+      setError(errorMessage(failure));
     } finally {
       setBusy(false);
     }
@@ -142,22 +139,27 @@ function NewGoalForm({ api }: { api: ConsoleApi }) {
             value={goal}
             onChange={(event) => setGoal(event.currentTarget.value)}
           />
-          <Group grow wrap="wrap" align="flex-start">
-            <TextInput
-              label="Members"
-              description="Agent names, comma separated (optional)"
-              value={members}
-              onChange={(event) => setMembers(event.currentTarget.value)}
-            />
-            <NumberInput label="Max turns" min={2} max={200} value={maxTurns} onChange={setMaxTurns} />
-            <NumberInput label="Max depth" min={1} max={5} value={maxDepth} onChange={setMaxDepth} />
-            <NumberInput label="Budget (tokens)" min={1} value={tokens} onChange={setTokens} />
-          </Group>
-          {error && (
-            <Alert color="red" role="alert">
-              {error}
-            </Alert>
-          )}
+          {/* On a phone the members take a row of their own and the three limits share the next one. */}
+          <Grid align="flex-end">
+            <Grid.Col span={{ base: 12, md: 6 }}>
+              <TextInput
+                label="Members"
+                description="Agent names, comma separated (optional)"
+                value={members}
+                onChange={(event) => setMembers(event.currentTarget.value)}
+              />
+            </Grid.Col>
+            <Grid.Col span={{ base: 4, md: 2 }}>
+              <NumberInput label="Max turns" min={2} max={200} value={maxTurns} onChange={setMaxTurns} />
+            </Grid.Col>
+            <Grid.Col span={{ base: 4, md: 2 }}>
+              <NumberInput label="Max depth" min={1} max={5} value={maxDepth} onChange={setMaxDepth} />
+            </Grid.Col>
+            <Grid.Col span={{ base: 4, md: 2 }}>
+              <NumberInput label="Budget (tokens)" min={1} value={tokens} onChange={setTokens} />
+            </Grid.Col>
+          </Grid>
+          <ErrorAlert message={error} />
           <Group>
             <Button type="submit" loading={busy}>
               Submit goal

@@ -16,15 +16,13 @@ import {
   Title,
   VisuallyHidden,
 } from '@mantine/core';
-import { ApiError, type ApiKeyItem, type ConsoleApi, type Principal } from '../api';
+import { errorMessage, type ApiKeyItem, type ConsoleApi, type Principal } from '../api';
+import { ConfirmedButton } from './ConfirmedButton';
+import { ErrorAlert } from './ErrorAlert';
 
 /** The gateway's default and longest lifetimes (`CreateApiKeyRequestDto`), so the form offers what it accepts. */
 const DEFAULT_LIFETIME_DAYS = 90;
 const MAX_LIFETIME_DAYS = 730;
-
-function messageOf(failure: unknown): string {
-  return failure instanceof ApiError ? failure.message : String(failure);
-}
 
 function when(timestamp: string | null): string {
   return timestamp ? new Date(timestamp).toLocaleString() : '—';
@@ -46,7 +44,6 @@ export function KeysPage({ api, onSignedOut }: { api: ConsoleApi; onSignedOut: (
   const [keys, setKeys] = useState<ApiKeyItem[]>();
   const [error, setError] = useState<string>();
   const [created, setCreated] = useState<ApiKeyItem & { key: string }>();
-  const [confirming, setConfirming] = useState<string>();
 
   const load = useCallback(async () => {
     try {
@@ -55,7 +52,7 @@ export function KeysPage({ api, onSignedOut }: { api: ConsoleApi; onSignedOut: (
       setKeys((await api.apiKeys(me.accountId)).items);
       setError(undefined);
     } catch (failure) {
-      setError(messageOf(failure));
+      setError(errorMessage(failure));
     }
   }, [api, principal]);
 
@@ -63,14 +60,15 @@ export function KeysPage({ api, onSignedOut }: { api: ConsoleApi; onSignedOut: (
     void load();
   }, [load]);
 
-  const revoke = async (key: ApiKeyItem) => {
+  const revoke = async (key: ApiKeyItem): Promise<boolean> => {
     try {
       await api.revokeApiKey(key.accountId, key.id);
-      setConfirming(undefined);
       if (api.isSignedInWith(key)) onSignedOut();
       else await load();
+      return true;
     } catch (failure) {
-      setError(messageOf(failure));
+      setError(errorMessage(failure));
+      return false;
     }
   };
 
@@ -84,11 +82,7 @@ export function KeysPage({ api, onSignedOut }: { api: ConsoleApi; onSignedOut: (
           REST API, the CLI and this console.
         </Text>
       )}
-      {error && (
-        <Alert color="red" role="alert">
-          {error}
-        </Alert>
-      )}
+      <ErrorAlert message={error} />
       {principal && (
         <NewKeyForm
           api={api}
@@ -163,31 +157,15 @@ export function KeysPage({ api, onSignedOut }: { api: ConsoleApi; onSignedOut: (
                     <Table.Td>{when(key.expiresAt)}</Table.Td>
                     <Table.Td>{when(key.lastUsedAt)}</Table.Td>
                     <Table.Td>
-                      {state === 'active' && confirming !== key.id && (
-                        <Button
-                          size="compact-sm"
+                      {state === 'active' && (
+                        <ConfirmedButton
+                          label="Revoke"
+                          confirmLabel={current ? 'Revoke and sign out' : 'Confirm'}
+                          accessibleName={`Revoke ${key.name}`}
+                          confirmAccessibleName={`Confirm revoking ${key.name}`}
                           color="red"
-                          variant="light"
-                          aria-label={`Revoke ${key.name}`}
-                          onClick={() => setConfirming(key.id)}
-                        >
-                          Revoke
-                        </Button>
-                      )}
-                      {confirming === key.id && (
-                        <Group gap="xs" wrap="nowrap">
-                          <Button
-                            size="compact-sm"
-                            color="red"
-                            aria-label={`Confirm revoking ${key.name}`}
-                            onClick={() => void revoke(key)}
-                          >
-                            {current ? 'Revoke and sign out' : 'Confirm'}
-                          </Button>
-                          <Button size="compact-sm" variant="default" onClick={() => setConfirming(undefined)}>
-                            Keep
-                          </Button>
-                        </Group>
+                          onConfirm={() => revoke(key)}
+                        />
                       )}
                     </Table.Td>
                   </Table.Tr>
@@ -230,7 +208,7 @@ function NewKeyForm({
       );
       setName('');
     } catch (failure) {
-      setError(messageOf(failure));
+      setError(errorMessage(failure));
     } finally {
       setBusy(false);
     }
@@ -273,11 +251,7 @@ function NewKeyForm({
               Create key
             </Button>
           </Group>
-          {error && (
-            <Alert color="red" role="alert">
-              {error}
-            </Alert>
-          )}
+          <ErrorAlert message={error} />
         </Stack>
       </form>
     </Paper>

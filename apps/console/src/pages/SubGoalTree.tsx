@@ -2,7 +2,7 @@ import { useEffect, useId, useState } from 'react';
 import Markdown from 'react-markdown';
 import type { GoalV1, TaskV1 } from '@ioa/contracts';
 import { Anchor, Badge, Group, List, Stack, Text, UnstyledButton } from '@mantine/core';
-import { ApiError, type ConsoleApi } from '../api';
+import { errorMessage, type ConsoleApi } from '../api';
 import { hasEnded } from '../goal-state';
 import { goalHref } from '../routes';
 import { STATUS_COLOURS, tokensOf } from './goal-format';
@@ -63,7 +63,7 @@ function SubGoalNode({ api, goalId, task }: { api: ConsoleApi; goalId: string; t
         })
         .catch((failure: unknown) => {
           if (closed) return;
-          setError(failure instanceof ApiError ? failure.message : String(failure));
+          setError(errorMessage(failure));
           timer = setTimeout(read, REFRESH_MS);
         });
     void read();
