@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Anchor, AppShell, Box, Button, Group, Menu, Title } from '@mantine/core';
-import { ConsoleApi, type Principal } from './api';
+import { ConsoleApi, errorMessage, type Principal } from './api';
 import { useRoute } from './routes';
 import { SignIn } from './pages/SignIn';
 import { AgentsPage } from './pages/AgentsPage';
@@ -8,6 +8,7 @@ import { GoalsPage } from './pages/GoalsPage';
 import { GoalPage } from './pages/GoalPage';
 import { KeysPage } from './pages/KeysPage';
 import { OperationsPage } from './pages/OperationsPage';
+import { ErrorAlert } from './pages/ErrorAlert';
 
 /** `/?key=<API key>` signs in directly (the link `npm start` prints); the key then leaves the address bar. */
 function keyFromAddress(): string | undefined {
@@ -23,12 +24,16 @@ export function App() {
   const [api, setApi] = useState<ConsoleApi | undefined>(() => ConsoleApi.fromStorage());
   const [pendingKey] = useState(keyFromAddress);
   const route = useRoute();
-  /** Who is signed in: administrators also get the operations page. */
+  /**
+   * Who is signed in, asked once per sign-in: the pages that act for the account (agents, keys) take it from here,
+   * and administrators also get the operations page.
+   */
   const [principal, setPrincipal] = useState<Principal>();
+  const [principalError, setPrincipalError] = useState<string>();
   useEffect(() => {
     setPrincipal(undefined);
-    // A failure here shows on the page itself (each page calls the API): the link is only left out.
-    api?.me().then(setPrincipal, () => undefined);
+    setPrincipalError(undefined);
+    api?.me().then(setPrincipal, (failure: unknown) => setPrincipalError(errorMessage(failure)));
   }, [api]);
 
   const signOut = () => {
@@ -95,10 +100,11 @@ export function App() {
         </Group>
       </AppShell.Header>
       <AppShell.Main>
-        {route.page === 'agents' && <AgentsPage api={api} />}
+        <ErrorAlert message={principalError} />
+        {route.page === 'agents' && <AgentsPage api={api} principal={principal} />}
         {route.page === 'goals' && <GoalsPage api={api} />}
         {route.page === 'goal' && <GoalPage key={route.goalId} api={api} goalId={route.goalId} />}
-        {route.page === 'keys' && <KeysPage api={api} onSignedOut={signOut} />}
+        {route.page === 'keys' && <KeysPage api={api} principal={principal} onSignedOut={signOut} />}
         {route.page === 'operations' && <OperationsPage api={api} />}
       </AppShell.Main>
     </AppShell>

@@ -2,11 +2,12 @@ import {
   slugOf,
   type AdaptedEndpointKind,
   type AgentSkillV1,
+  type EndpointKind,
   type RegisterAdaptedAgentV1Request,
 } from '@ioa/contracts';
 
 /** How the console names each endpoint kind a card can show. */
-export const ENDPOINT_KIND_LABELS: Record<string, string> = {
+export const ENDPOINT_KIND_LABELS: Record<EndpointKind, string> = {
   nats: 'native',
   a2a: 'A2A',
   mcp: 'MCP',

@@ -18,12 +18,11 @@ function canRemove(agent: AgentItem, principal: Principal | undefined): boolean 
  * The directory: every agent with its presence (live), endpoint kind and skills; the search is discovery's.
  * Agents built elsewhere (A2A, MCP, OpenAI-compatible, webhooks) are connected and removed here.
  */
-export function AgentsPage({ api }: { api: ConsoleApi }) {
+export function AgentsPage({ api, principal }: { api: ConsoleApi; principal: Principal | undefined }) {
   const [query, setQuery] = useState('');
   /** The agents shown, and the search they answer (the box may already hold the next one). */
   const [shown, setShown] = useState<{ query: string; agents: AgentItem[] }>();
   const [error, setError] = useState<string>();
-  const [principal, setPrincipal] = useState<Principal>();
   const [connecting, setConnecting] = useState(false);
   const [connected, setConnected] = useState<AdaptedAgentV1>();
 
@@ -42,12 +41,6 @@ export function AgentsPage({ api }: { api: ConsoleApi }) {
     return () => clearTimeout(timer);
   }, [load]);
   useFeed(api, load);
-  useEffect(() => {
-    api
-      .me()
-      .then(setPrincipal)
-      .catch((failure: unknown) => setError(errorMessage(failure)));
-  }, [api]);
 
   const remove = async (agent: AgentItem): Promise<boolean> => {
     try {
@@ -125,7 +118,7 @@ export function AgentsPage({ api }: { api: ConsoleApi }) {
                     </Badge>
                   )}
                   <Badge variant="outline" color="gray">
-                    {ENDPOINT_KIND_LABELS[agent.endpoint.kind] ?? agent.endpoint.kind}
+                    {ENDPOINT_KIND_LABELS[agent.endpoint.kind]}
                   </Badge>
                   <Badge color={agent.status === 'online' ? 'green' : 'gray'}>{agent.status}</Badge>
                 </Group>

@@ -39,17 +39,24 @@ function stateOf(key: ApiKeyItem, now: number): 'active' | 'revoked' | 'expired'
  * The signed-in account's API keys: which exist and when each was last used, a new one (its text shown this once),
  * and revoking one. Revoking the key this console signed in with signs the console out.
  */
-export function KeysPage({ api, onSignedOut }: { api: ConsoleApi; onSignedOut: () => void }) {
-  const [principal, setPrincipal] = useState<Principal>();
+export function KeysPage({
+  api,
+  principal,
+  onSignedOut,
+}: {
+  api: ConsoleApi;
+  /** The signed-in account (undefined until the console knows it). */
+  principal: Principal | undefined;
+  onSignedOut: () => void;
+}) {
   const [keys, setKeys] = useState<ApiKeyItem[]>();
   const [error, setError] = useState<string>();
   const [created, setCreated] = useState<ApiKeyItem & { key: string }>();
 
   const load = useCallback(async () => {
+    if (!principal) return;
     try {
-      const me = principal ?? (await api.me());
-      setPrincipal(me);
-      setKeys((await api.apiKeys(me.accountId)).items);
+      setKeys((await api.apiKeys(principal.accountId)).items);
       setError(undefined);
     } catch (failure) {
       setError(errorMessage(failure));
